@@ -1,0 +1,1 @@
+"""Studio calibration tool: learns a studio profile from a few frames."""

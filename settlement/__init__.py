@@ -1,0 +1,1 @@
+"""Settlement core: bets, payouts, voids and a ledger that never pays twice."""

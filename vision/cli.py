@@ -1,0 +1,52 @@
+"""The ``xocdia`` command line.
+
+Each subcommand lives in its own module with two functions,
+``add_arguments(parser)`` and ``run(args) -> int``.  To add a command, add one
+line to :data:`COMMANDS`; nothing else in this file changes.
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from . import __version__
+
+#: (name, module, one-line help)
+COMMANDS: list[tuple[str, str, str]] = [
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="xocdia",
+        description="Xoc Dia result reader: reads the four tokens on the dealer's plate, "
+        "and settles bets on validated outcomes.",
+    )
+    parser.add_argument("--version", action="version", version=f"xocdia {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, module, help_text in COMMANDS:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(_module=module)
+        importlib.import_module(module).add_arguments(p)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help(sys.stderr)
+        return 2
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.run(args) or 0)
+    except KeyboardInterrupt:
+        print("xocdia: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
