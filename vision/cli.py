@@ -14,6 +14,7 @@ from . import __version__
 
 #: (name, module, one-line help)
 COMMANDS: list[tuple[str, str, str]] = [
+    ("read", "vision.read_cli", "read still frames and print one JSON verdict per image"),
 ]
 
 

@@ -1,0 +1,252 @@
+"""Stage 1: find the plate and rectify it to a canonical top-down view.
+
+The plate is found as the large, elliptical region that does not look like
+the cloth.  The cloth's colour is learnt from the frame border: a quadratic
+surface per CIE Lab channel (to follow the lighting gradient) plus a robust
+spread, so a pixel's deviation from the cloth is measured in units of the
+cloth's own texture noise.  Nothing here depends on the plate's glaze or the
+cloth's colour, only on the two being different.
+
+Colour space: frames are BGR uint8; Lab is OpenCV's 8-bit Lab (L, a, b in
+0..255, a and b offset by 128).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .types import Ellipse
+
+#: Height, pixels, of the downscaled frame the plate is searched in.
+PLATE_WORK_HEIGHT_PX = 320
+#: Gaussian blur applied to the downscaled frame, pixels (sigma).
+PLATE_BLUR_SIGMA_PX = 2.0
+#: Width of the frame border used to learn the cloth, fraction of the short side.
+CLOTH_BORDER_FRAC = 0.04
+#: Smallest robust spread per Lab channel (L, a, b), 8-bit Lab units; keeps a
+#: perfectly flat cloth from making every pixel an outlier.
+CLOTH_MIN_SPREAD_LAB = (3.0, 1.5, 1.5)
+#: A pixel is "not cloth" beyond this many cloth spreads.
+CLOTH_DEVIATION_UNITS = 8.0
+#: The plate's minor axis must span at least this fraction of the frame height
+#: (the design range is 30-80 %, tilt shortens one axis).
+PLATE_MIN_MINOR_FRAC = 0.18
+#: The plate outline may not be flatter than this (b / a); 40 deg of camera
+#: tilt gives 0.77, perspective a little less.
+PLATE_MIN_AXIS_RATIO = 0.55
+#: Fraction of the fitted ellipse the region must fill.
+PLATE_MIN_FILL = 0.85
+#: Opening radius, fraction of the region's equivalent radius, that strips
+#: tokens, sticks and hands attached to the plate's outline before the fit.
+PLATE_OPEN_FRAC = 0.12
+
+
+@dataclass(frozen=True, eq=False)
+class PlateFit:
+    """Result of :func:`find_plate`.
+
+    Attributes
+    ----------
+    ellipse : Ellipse or None
+        The plate's outer rim in source pixels; None when no plate was found.
+    fill : float
+        Fraction of the ellipse covered by the region (0 when not found).
+    contrast : float
+        Median deviation from the cloth inside the plate, in cloth spreads.
+    reason : str
+        Why no plate was accepted, or a short description of the fit.
+    cloth_deviation, cloth_lightness : ndarray, float32, (h, w)
+        The deviation-from-cloth maps of the downscaled frame (see
+        :func:`cloth_deviation`), for looking at things off the plate.
+    work_scale : float
+        Downscaled pixels per source pixel.
+    """
+
+    ellipse: Ellipse | None
+    fill: float
+    contrast: float
+    reason: str
+    cloth_deviation: np.ndarray
+    cloth_lightness: np.ndarray
+    work_scale: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 <= self.fill <= 1.0 + 1e-6:
+            raise ValueError(f"fill: expected [0, 1], got {self.fill}")
+
+    @property
+    def found(self) -> bool:
+        return self.ellipse is not None
+
+
+def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-pixel deviation from the cloth learnt on the frame border.
+
+    Parameters
+    ----------
+    small_bgr : ndarray, uint8, (H, W, 3), BGR
+        A (downscaled, blurred) frame.
+
+    Returns
+    -------
+    deviation : ndarray, float32, (H, W)
+        Euclidean distance in Lab from the cloth surface, each channel in units
+        of the cloth's robust spread (1.4826 x MAD).
+    lightness : ndarray, float32, (H, W)
+        The signed L part of it (negative: darker than the cloth, a shadow).
+    """
+    if small_bgr.dtype != np.uint8 or small_bgr.ndim != 3 or small_bgr.shape[2] != 3:
+        raise ValueError(f"small_bgr: expected uint8 (H, W, 3), got {small_bgr.dtype} {small_bgr.shape}")
+    lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    h, w = lab.shape[:2]
+    band = max(3, int(round(CLOTH_BORDER_FRAC * min(h, w))))
+    border = np.zeros((h, w), dtype=bool)
+    border[:band] = border[-band:] = True
+    border[:, :band] = border[:, -band:] = True
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    xx /= w
+    yy /= h
+    design = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
+    design_b = design[border]
+    residual = np.empty_like(lab)
+    for c in range(3):
+        coef, *_ = np.linalg.lstsq(design_b, lab[..., c][border], rcond=None)
+        residual[..., c] = lab[..., c] - design @ coef.astype(np.float32)
+    spread = 1.4826 * np.median(np.abs(residual[border]), axis=0)
+    spread = np.maximum(spread, np.asarray(CLOTH_MIN_SPREAD_LAB, dtype=np.float32))
+    units = residual / spread
+    return np.sqrt((units ** 2).sum(axis=-1)).astype(np.float32), units[..., 0].astype(np.float32)
+
+
+def _fill_holes(mask: np.ndarray) -> np.ndarray:
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    out = np.zeros_like(mask)
+    cv2.drawContours(out, contours, -1, color=1, thickness=cv2.FILLED)
+    return out
+
+
+def _ellipse_area(e: tuple) -> float:
+    (_, _), (d1, d2), _ = e
+    return math.pi * d1 * d2 / 4.0
+
+
+def find_plate(frame: np.ndarray) -> PlateFit:
+    """Find the plate as an ellipse.
+
+    Parameters
+    ----------
+    frame : ndarray, uint8, (H, W, 3), BGR
+        The camera frame.
+
+    Returns
+    -------
+    PlateFit
+        ``ellipse`` in source pixels, or None with the reason.
+    """
+    if not isinstance(frame, np.ndarray) or frame.dtype != np.uint8 or frame.ndim != 3 or frame.shape[2] != 3:
+        raise ValueError(f"frame: expected BGR uint8 (H, W, 3), got {getattr(frame, 'dtype', type(frame))} "
+                         f"{getattr(frame, 'shape', '')}")
+    h, w = frame.shape[:2]
+    scale = PLATE_WORK_HEIGHT_PX / h
+    small = cv2.resize(frame, (max(8, int(round(w * scale))), PLATE_WORK_HEIGHT_PX), interpolation=cv2.INTER_AREA)
+    small = cv2.GaussianBlur(small, ksize=(0, 0), sigmaX=PLATE_BLUR_SIGMA_PX)
+    dev, dev_l = cloth_deviation(small)
+    mask = (dev > CLOTH_DEVIATION_UNITS).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    sh, sw = mask.shape
+    min_minor_px = PLATE_MIN_MINOR_FRAC * sh
+    min_area_px = math.pi * (min_minor_px / 2.0) ** 2 * 0.8
+    best: tuple[float, tuple, float, float] | None = None
+    reasons = []
+    for i in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
+        if stats[i, cv2.CC_STAT_AREA] < min_area_px:
+            break
+        region = _fill_holes((labels == i).astype(np.uint8))
+        eq_radius = math.sqrt(region.sum() / math.pi)
+        k = max(3, int(2 * round(PLATE_OPEN_FRAC * eq_radius) + 1))
+        region = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        m2, lab2, st2, _ = cv2.connectedComponentsWithStats(region, connectivity=8)
+        if m2 < 2:
+            continue
+        region = (lab2 == 1 + int(np.argmax(st2[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        hull = cv2.convexHull(max(contours, key=cv2.contourArea))
+        if len(hull) < 5:
+            continue
+        fit = cv2.fitEllipse(hull)
+        (ecx, ecy), (d1, d2), ang = fit
+        minor, major = min(d1, d2), max(d1, d2)
+        fill = float(region.sum()) / max(_ellipse_area(fit), 1.0)
+        if minor < min_minor_px:
+            reasons.append(f"region too small ({minor / sh:.0%} of frame height)")
+            continue
+        if minor / major < PLATE_MIN_AXIS_RATIO:
+            reasons.append(f"region not round enough (axis ratio {minor / major:.2f})")
+            continue
+        if fill < PLATE_MIN_FILL:
+            reasons.append(f"region not elliptical (fills {fill:.0%} of its ellipse)")
+            continue
+        contrast = float(np.median(dev[region > 0]))
+        score = _ellipse_area(fit) * min(fill, 1.0)
+        if best is None or score > best[0]:
+            best = (score, fit, fill, contrast)
+    if best is None:
+        why = "; ".join(dict.fromkeys(reasons)) if reasons else "nothing on the table differs from the cloth"
+        return PlateFit(ellipse=None, fill=0.0, contrast=0.0, reason=f"no plate found: {why}",
+                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale)
+    _, ((ecx, ecy), (d1, d2), ang), fill, contrast = best
+    inv = 1.0 / scale
+    # OpenCV's RotatedRect angle belongs to the first axis (width, d1).
+    ellipse = Ellipse.from_axes(ecx * inv, ecy * inv, d1 / 2 * inv, d2 / 2 * inv, ang)
+    return PlateFit(ellipse=ellipse, fill=min(fill, 1.0), contrast=contrast,
+                    reason=f"plate fitted (fills {fill:.0%} of its ellipse, contrast {contrast:.0f} cloth spreads)",
+                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale)
+
+
+def plate_to_canonical(ellipse: Ellipse, *, plate_radius_px: float, canvas_px: int) -> np.ndarray:
+    """Affine map from source pixels to the canonical top-down plate view.
+
+    The plate ellipse becomes a circle of radius ``plate_radius_px`` centred in
+    a square canvas of ``canvas_px``.
+
+    Returns
+    -------
+    ndarray, float64, (3, 3)
+        Homogeneous matrix (last row 0, 0, 1) mapping source (x, y) to canonical.
+    """
+    if plate_radius_px <= 0 or canvas_px <= 0:
+        raise ValueError(f"plate_radius_px, canvas_px: expected > 0, got {plate_radius_px}, {canvas_px}")
+    t = math.radians(ellipse.angle_deg)
+    c, s = math.cos(t), math.sin(t)
+    rot = np.array([[c, s, 0], [-s, c, 0], [0, 0, 1]], dtype=np.float64)
+    scale = np.diag([plate_radius_px / ellipse.a, plate_radius_px / ellipse.b, 1.0])
+    unrot = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]], dtype=np.float64)
+    to_origin = np.array([[1, 0, -ellipse.cx], [0, 1, -ellipse.cy], [0, 0, 1]], dtype=np.float64)
+    to_canvas = np.array([[1, 0, canvas_px / 2.0], [0, 1, canvas_px / 2.0], [0, 0, 1]], dtype=np.float64)
+    # rotate the major axis onto x, squash to a circle, rotate back so the
+    # canonical view keeps the camera's orientation.
+    return to_canvas @ unrot @ scale @ rot @ to_origin
+
+
+def rectify(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int) -> np.ndarray:
+    """Warp the frame into the canonical view.
+
+    Parameters
+    ----------
+    frame : ndarray, uint8, (H, W, 3), BGR
+    to_canonical : ndarray, (3, 3)
+        From :func:`plate_to_canonical`.
+    canvas_px : int
+        Side of the square output.
+
+    Returns
+    -------
+    ndarray, uint8, (canvas_px, canvas_px, 3), BGR.  Pixels outside the frame
+    are replicated from its border.
+    """
+    return cv2.warpAffine(frame, to_canonical[:2], (canvas_px, canvas_px), flags=cv2.INTER_LINEAR,
+                          borderMode=cv2.BORDER_REPLICATE)

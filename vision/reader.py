@@ -1,0 +1,242 @@
+"""The still-frame reader: one BGR frame in, one :class:`vision.types.Reading` out.
+
+Stages, each a pure function with its own module:
+
+1. :func:`vision.plate.find_plate` - the plate ellipse (or ``no_plate``);
+2. :func:`vision.canonical.make_canonical_view` - the plate seen from above;
+3. :func:`vision.tokens.find_tokens` - token candidates and their shapes;
+4. :func:`vision.faces.classify_face` - red or white, with a margin;
+5. :func:`decide` - anomalies and the verdict.
+
+The reader abstains (``uncertain``) whenever a rule is not clearly met: an
+``outcome`` needs exactly four flat, separated, fully visible faces on the
+plate, each decisively red or white, and nothing else on or over the plate.
+"""
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .canonical import CanonicalView, make_canonical_view
+from .errors import FrameError
+from .faces import FaceReading, classify_face
+from .io import to_bgr8
+from .plate import CLOTH_DEVIATION_UNITS, PlateFit, find_plate
+from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
+from .types import Ellipse, Reading, TokenReading
+
+#: Two faces closer than this many token radii (centre to centre) overlap.
+OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
+#: The bowl: the plate's centre differs from its rim band by this much (Lab units) ...
+COVERED_MIN_CENTRE_RIM_DELTA_E = 14.0
+#: ... or the plate's lightness varies this much from centre to 0.8 R (Lab units).
+COVERED_MIN_DOME_LIGHTNESS_RANGE = 18.0
+#: Off-plate things: chroma part of the cloth deviation needed to tell a
+#: token from the plate's shadow (cloth spreads).
+OFFPLATE_MIN_CHROMA_UNITS = 4.0
+#: Off-plate blob area relative to one token's projected area.
+OFFPLATE_AREA_RANGE = (0.35, 2.5)
+#: Margin around the plate ellipse ignored by the off-plate search (the rim's
+#: own shadow), fraction of the plate axes.
+OFFPLATE_PLATE_MARGIN_FRAC = 0.06
+
+
+@dataclass(frozen=True)
+class ReaderSettings:
+    """Decision settings; a studio profile may override them.
+
+    Attributes
+    ----------
+    token_radius_frac : (float, float)
+        Plausible face radius, fractions of the plate radius.
+    """
+
+    token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
+
+    def __post_init__(self) -> None:
+        lo, hi = self.token_radius_frac
+        if not 0 < lo < hi < 0.5:
+            raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {self.token_radius_frac}")
+
+
+def covered_evidence(view: CanonicalView) -> tuple[float, float]:
+    """Two measures of a bowl over the plate.
+
+    Returns
+    -------
+    centre_rim_delta_e : float
+        Colour difference between the plate's centre (r < 0.5 R) and its rim
+        band (0.88-0.96 R), Lab units.
+    dome_lightness_range : float
+        Range of the background model's L* from the centre to 0.8 R, Lab units.
+    """
+    centre = view.ring_colour(0.0, 0.5)
+    rim = view.ring_colour(0.88, 0.96)
+    r_frac = view.radius_px / view.plate_radius_px
+    ring_l = view.background[..., 0][(r_frac < 0.8)]
+    return float(np.linalg.norm(centre - rim)), float(np.percentile(ring_l, 98) - np.percentile(ring_l, 2))
+
+
+def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[float, float, float]]:
+    """Token-sized things on the cloth outside the plate.
+
+    Parameters
+    ----------
+    plate : PlateFit
+        A found plate, with its cloth-deviation maps.
+    token_area_src_px : float
+        Expected area of one face in source pixels squared.
+
+    Returns
+    -------
+    list of (x, y, radius) in source pixels; empty when there is none.
+    """
+    dev, dev_l, s = plate.cloth_deviation, plate.cloth_lightness, plate.work_scale
+    chroma = np.sqrt(np.maximum(dev * dev - dev_l * dev_l, 0.0))
+    mask = ((dev > CLOTH_DEVIATION_UNITS) & ((dev_l > 0) | (chroma > OFFPLATE_MIN_CHROMA_UNITS))).astype(np.uint8)
+    e = plate.ellipse
+    grow = 1.0 + OFFPLATE_PLATE_MARGIN_FRAC
+    cv2.ellipse(mask, center=(int(round(e.cx * s)), int(round(e.cy * s))),
+                axes=(int(round(e.a * s * grow)), int(round(e.b * s * grow))), angle=e.angle_deg,
+                startAngle=0, endAngle=360, color=0, thickness=cv2.FILLED)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    expected = token_area_src_px * s * s
+    out = []
+    h, w = mask.shape
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        x, y, bw, bh = stats[i, :4]
+        if not (OFFPLATE_AREA_RANGE[0] * expected <= area <= OFFPLATE_AREA_RANGE[1] * expected):
+            continue
+        if min(bw, bh) < 0.35 * max(bw, bh):
+            continue
+        out.append((float(cents[i][0] / s), float(cents[i][1] / s), float(math.sqrt(area / math.pi) / s)))
+    return out
+
+
+def _token_readings(view: CanonicalView, cands: list[Candidate], faces: list[FaceReading | None]
+                    ) -> tuple[TokenReading, ...]:
+    scale = view.source_scale()
+    out = []
+    for c, f in zip(cands, faces):
+        x, y = view.to_source(c.x, c.y)
+        if c.kind == "upright":
+            face, p = "upright", None
+        elif f is None:
+            face, p = "unknown", 0.5
+        else:
+            face, p = f.face, f.p_red
+        out.append(TokenReading(x=x, y=y, radius=max(c.radius * scale, 1e-3), face=face, p_red=p))
+    return tuple(out)
+
+
+def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit) -> tuple[str, str, list[Candidate],
+                                                                                list[FaceReading | None], float]:
+    """Turn the stage results into a verdict.
+
+    Returns
+    -------
+    verdict, reason, the candidates reported, their face readings (None for
+    non-flat ones), confidence in [0, 1].
+    """
+    cands = list(search.candidates)
+    r = search.token_radius_px
+    objects = [c for c in cands if c.kind == "object"]
+    flat = [c for c in cands if c.kind in ("disc", "faint")]
+    tokenish = [c for c in cands if c.kind != "object"]
+    faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r)
+                                       if c.kind in ("disc", "faint") else None for c in cands]
+
+    centre_rim, dome = covered_evidence(view)
+    if not tokenish and (centre_rim >= COVERED_MIN_CENTRE_RIM_DELTA_E or dome >= COVERED_MIN_DOME_LIGHTNESS_RANGE
+                         or objects):
+        conf = min(1.0, max(centre_rim / COVERED_MIN_CENTRE_RIM_DELTA_E, dome / COVERED_MIN_DOME_LIGHTNESS_RANGE) / 2)
+        return ("covered", f"bowl over the plate (centre differs from rim by {centre_rim:.0f} Lab units, "
+                f"dome shading {dome:.0f} L*)", cands, faces, max(conf, 0.5))
+    if not tokenish:
+        return "uncertain", "plate found but no token on it", cands, faces, 0.5
+    if objects:
+        where = "across the rim" if any(o.crosses_rim for o in objects) else "on the plate"
+        return ("uncertain", f"something larger than a token {where} (stick, hand or bowl): check by hand",
+                cands, faces, 0.5)
+
+    scale_src = view.source_scale()
+    token_area_src = math.pi * (r * scale_src) ** 2 * (plate.ellipse.b / plate.ellipse.a)
+    off = offplate_blobs(plate, token_area_src)
+
+    uprights = [c for c in cands if c.kind == "upright"]
+    overlaps = [c for c in cands if c.kind == "overlap"]
+    partials = [c for c in cands if c.kind == "partial"]
+    n_tokens = len(flat) + len(uprights) + len(partials) + 2 * len(overlaps) + len(off)
+    if uprights:
+        return "reshake", f"{len(uprights)} token(s) standing on edge", cands, faces, 0.9
+    if off:
+        return "reshake", f"{len(off)} token(s) off the plate", cands, faces, 0.9
+    close = [(a, b) for i, a in enumerate(flat) for b in flat[i + 1:]
+             if math.hypot(a.x - b.x, a.y - b.y) < OVERLAP_MAX_CENTRE_DIST_RADII * r]
+    if overlaps or close or (partials and n_tokens >= 4):
+        return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
+    if partials:
+        return "uncertain", "a token is partly hidden", cands, faces, 0.5
+    if n_tokens != 4:
+        return "reshake", f"{n_tokens} tokens on the plate, not 4", cands, faces, 0.8
+    undecided = [f for f in faces if f is not None and f.face == "unknown"]
+    if undecided:
+        return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "
+                f"(a* margin {min(f.delta_a for f in undecided):.1f})", cands, faces, 0.5)
+    margins = [f for f in faces if f is not None]
+    conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
+    return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def read_frame(frame: np.ndarray, profile=None) -> Reading:
+    """Read the four tokens of one frame.
+
+    Parameters
+    ----------
+    frame : ndarray, uint8 or uint16, (H, W), (H, W, 3) BGR or (H, W, 4) BGRA
+        The camera frame.  Greyscale is accepted (it will abstain on faces),
+        16-bit is scaled to 8-bit.
+    profile : calibration profile or None
+        A studio profile from ``xocdia calibrate``; None uses the defaults.
+
+    Returns
+    -------
+    Reading
+        Never raises for a readable frame: game-level problems are verdicts.
+
+    Raises
+    ------
+    FrameError
+        The array is not an image (wrong dtype, shape, NaN, too small).
+    """
+    t0 = time.perf_counter()
+    frame = to_bgr8(frame, name="frame")
+    settings = ReaderSettings() if profile is None else profile.reader_settings()
+    plate = find_plate(frame)
+    if not plate.found:
+        return Reading(verdict="no_plate", reason=plate.reason, confidence=0.8,
+                       elapsed_ms=(time.perf_counter() - t0) * 1e3)
+    if profile is not None:
+        moved = profile.check_plate(plate.ellipse)
+        if moved:
+            return Reading(verdict="uncertain", reason=moved, plate=plate.ellipse,
+                           elapsed_ms=(time.perf_counter() - t0) * 1e3)
+    view = make_canonical_view(frame, plate.ellipse)
+    search = find_tokens(view, token_radius_frac=settings.token_radius_frac)
+    verdict, reason, cands, faces, conf = decide(view, search, plate)
+    tokens = _token_readings(view, cands, faces)
+    red = white = None
+    if verdict == "outcome":
+        red = sum(1 for t in tokens if t.face == "red")
+        white = 4 - red
+    return Reading(verdict=verdict, reason=reason, red=red, white=white, confidence=float(conf),
+                   tokens=tokens if verdict != "covered" else (), plate=plate.ellipse,
+                   elapsed_ms=(time.perf_counter() - t0) * 1e3,
+                   details={"token_radius_px": search.token_radius_px, "radius_source": search.radius_source,
+                            "candidates": [c.kind for c in cands]})

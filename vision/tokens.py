@@ -1,0 +1,330 @@
+"""Stage 2: find token candidates in the canonical view and measure their shape.
+
+Two detectors work together, both on the plate-background residual of
+:class:`vision.canonical.CanonicalView` (so the plate's glaze and the rim's
+shading are already taken out):
+
+* **Blobs**: regions whose colour differs strongly from the plate (red faces,
+  side walls, upright tokens, a stick, the bowl).  Each blob's shape (area,
+  ellipse axes, solidity) is compared with one token's face.
+* **Disc edges**: a zero-mean matched filter, the mean residual in a thin band
+  inside a circle of the token radius minus the mean in a band just outside,
+  on all three Lab channels.  It finds faces that barely differ from the plate
+  (a white token on a white plate) from their outline, side wall and shadow.
+
+All four tokens of a set have the same size, so the token radius is measured
+once per frame from the clearest discs.  Distances are canonical pixels unless
+a name ends in ``_frac`` (a fraction of the plate radius).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .canonical import CanonicalView
+
+#: Token face radius range, fraction of the plate radius, when no profile says otherwise.
+DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
+#: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
+BLOB_MIN_DELTA_E = 14.0
+#: ... or by this many times the plate's own residual noise, whichever is larger.
+BLOB_NOISE_UNITS = 5.0
+#: Blobs are looked for out to this fraction of the plate radius.
+BLOB_SEARCH_RADIUS_FRAC = 0.985
+#: A blob reaching beyond this fraction of the plate radius crosses the rim.
+RIM_CROSSING_FRAC = 0.95
+#: Shape of a single flat face: minor/major axis ratio and solidity.
+DISC_MIN_AXIS_RATIO = 0.72
+DISC_MIN_SOLIDITY = 0.90
+#: Area of a single face relative to pi r^2 of the frame's token radius.
+DISC_AREA_RANGE = (0.6, 1.45)
+#: An upright token from above: thinner than this axis ratio ...
+UPRIGHT_MAX_AXIS_RATIO = 0.62
+#: ... and smaller than this fraction of a face's area.
+UPRIGHT_MAX_AREA = 0.8
+#: Disc-edge filter band width, fraction of the token radius.
+EDGE_BAND_FRAC = 0.3
+#: A disc-edge response counts when the edge contrast reaches this (Lab units) ...
+EDGE_MIN_CONTRAST = 4.0
+#: ... and this many times the response's own robust noise level.
+EDGE_NOISE_UNITS = 6.0
+#: Candidate token radii tried when no clear disc gives the size, fraction of plate radius.
+RADIUS_SCAN_STEP = 1.08
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A token candidate in canonical pixels.
+
+    Attributes
+    ----------
+    x, y : float
+        Centre, canonical pixels.
+    radius : float
+        Radius of the face outline (for a blob the equivalent-area radius of
+        the part attributed to this candidate), canonical pixels.
+    kind : str
+        ``disc`` (one flat face), ``faint`` (a disc found by its edge only),
+        ``upright`` (a thin bar or narrow ellipse), ``overlap`` (two faces, one
+        on the other), ``partial`` (a face partly hidden), ``object``
+        (larger than tokens: stick, hand, bowl).
+    area_px : float
+        Blob area (pi r^2 for a faint disc), canonical pixels squared.
+    axis_ratio : float
+        Minor / major axis of the fitted ellipse, in (0, 1].
+    solidity : float
+        Area / convex-hull area, in (0, 1].
+    contrast : float
+        Mean colour difference from the plate (blobs) or edge contrast (faint
+        discs), Lab units.
+    crosses_rim : bool
+        Part of it lies beyond the plate's rim.
+    """
+
+    x: float
+    y: float
+    radius: float
+    kind: str
+    area_px: float
+    axis_ratio: float
+    solidity: float
+    contrast: float
+    crosses_rim: bool = False
+
+    KINDS = ("disc", "faint", "upright", "overlap", "partial", "object")
+
+    def __post_init__(self) -> None:
+        if self.kind not in self.KINDS:
+            raise ValueError(f"kind: expected one of {self.KINDS}, got {self.kind!r}")
+        if not (self.radius > 0 and math.isfinite(self.x) and math.isfinite(self.y)):
+            raise ValueError(f"x, y, radius: expected finite values and radius > 0, got {self.x}, {self.y}, "
+                             f"{self.radius}")
+
+
+@dataclass(frozen=True)
+class TokenSearch:
+    """Result of :func:`find_tokens`.
+
+    Attributes
+    ----------
+    candidates : tuple of Candidate
+        Every candidate kept, empty when nothing was found.
+    token_radius_px : float
+        The frame's token radius, canonical pixels (0 when unknown).
+    radius_source : str
+        ``discs`` when measured on clear discs, ``edges`` when from the
+        disc-edge filter's best radius, ``prior`` when from the profile only.
+    """
+
+    candidates: tuple[Candidate, ...]
+    token_radius_px: float
+    radius_source: str
+
+    def of_kind(self, *kinds: str) -> tuple[Candidate, ...]:
+        return tuple(c for c in self.candidates if c.kind in kinds)
+
+
+def _blob_mask(view: CanonicalView) -> tuple[np.ndarray, float]:
+    r_frac = view.radius_px / view.plate_radius_px
+    inside = r_frac < BLOB_SEARCH_RADIUS_FRAC
+    de = view.delta_e[inside]
+    noise = 1.4826 * float(np.median(np.abs(de - np.median(de))))
+    threshold = max(BLOB_MIN_DELTA_E, float(np.median(de)) + BLOB_NOISE_UNITS * noise)
+    mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    return mask, threshold
+
+
+@dataclass(frozen=True)
+class _Blob:
+    x: float
+    y: float
+    area: float
+    major: float
+    minor: float
+    angle_deg: float
+    solidity: float
+    contrast: float
+    crosses_rim: bool
+    mask: np.ndarray  # bool, canvas shape
+
+    @property
+    def equiv_radius(self) -> float:
+        return math.sqrt(self.area / math.pi)
+
+    @property
+    def axis_ratio(self) -> float:
+        return self.minor / self.major if self.major > 0 else 0.0
+
+
+def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_Blob]:
+    # Fill holes so a ring (side wall around a pale face) becomes a disc.
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out: list[_Blob] = []
+    r_frac = view.radius_px / view.plate_radius_px
+    for cnt in contours:
+        area = cv2.contourArea(cnt)
+        if area < min_area_px or len(cnt) < 5:
+            continue
+        filled = np.zeros(mask.shape, np.uint8)
+        cv2.drawContours(filled, [cnt], -1, color=1, thickness=cv2.FILLED)
+        sel = filled.astype(bool)
+        hull_area = cv2.contourArea(cv2.convexHull(cnt))
+        (ex, ey), (d1, d2), ang = cv2.fitEllipse(cnt)
+        m = cv2.moments(cnt)
+        cx, cy = (m["m10"] / m["m00"], m["m01"] / m["m00"]) if m["m00"] > 0 else (ex, ey)
+        major, minor = max(d1, d2), min(d1, d2)
+        angle = ang if d1 >= d2 else ang + 90.0
+        out.append(_Blob(
+            x=float(cx), y=float(cy), area=float(area), major=float(major), minor=float(minor),
+            angle_deg=float(angle % 180.0), solidity=float(area / hull_area) if hull_area > 0 else 0.0,
+            contrast=float(view.delta_e[sel].mean()), crosses_rim=bool((r_frac[sel] > RIM_CROSSING_FRAC).any()),
+            mask=sel))
+    return out
+
+
+def _annulus_kernel(radius_px: float, band_px: float) -> np.ndarray:
+    """Zero-mean kernel: +mean over the inner band, -mean over the outer band."""
+    half = int(math.ceil(radius_px + band_px + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    rho = np.hypot(xx, yy)
+    inner = ((rho >= radius_px - band_px) & (rho < radius_px)).astype(np.float32)
+    outer = ((rho >= radius_px) & (rho < radius_px + band_px)).astype(np.float32)
+    return inner / max(inner.sum(), 1.0) - outer / max(outer.sum(), 1.0)
+
+
+def edge_response(view: CanonicalView, radius_px: float) -> np.ndarray:
+    """Disc-edge contrast for a disc of ``radius_px`` centred at every pixel.
+
+    Returns
+    -------
+    ndarray, float32, (CANVAS_PX, CANVAS_PX)
+        Euclidean norm over the Lab channels of (mean residual just inside the
+        circle - mean just outside), Lab units.
+    """
+    if radius_px <= 1:
+        raise ValueError(f"radius_px: expected > 1, got {radius_px}")
+    kernel = _annulus_kernel(radius_px, max(1.5, EDGE_BAND_FRAC * radius_px))
+    acc = np.zeros(view.delta_e.shape, np.float32)
+    for c in range(3):
+        resp = cv2.filter2D(view.residual[..., c], ddepth=cv2.CV_32F, kernel=kernel, borderType=cv2.BORDER_CONSTANT)
+        acc += resp * resp
+    return np.sqrt(acc)
+
+
+def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
+    k = max(3, int(2 * round(min_dist_px / 2) + 1))
+    dil = cv2.dilate(response, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    ys, xs = np.nonzero((response >= dil) & allowed & (response >= min_value))
+    order = np.argsort(-response[ys, xs])
+    kept: list[tuple[int, int]] = []
+    for i in order:
+        x, y = int(xs[i]), int(ys[i])
+        if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
+            kept.append((x, y))
+    return kept
+
+
+def _radius_from_edges(view: CanonicalView, lo_px: float, hi_px: float, allowed: np.ndarray) -> float:
+    """The radius whose disc-edge filter gives the strongest four peaks."""
+    best_r, best_score = 0.0, 0.0
+    r = lo_px
+    while r <= hi_px:
+        resp = edge_response(view, r)
+        peaks = _peaks(resp, allowed & (view.radius_px < view.plate_radius_px - r), 0.0, 1.6 * r)
+        score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
+        if score > best_score:
+            best_r, best_score = r, score
+        r *= RADIUS_SCAN_STEP
+    return best_r
+
+
+def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
+                ) -> TokenSearch:
+    """Find token candidates on the plate.
+
+    Parameters
+    ----------
+    view : CanonicalView
+    token_radius_frac : (float, float)
+        Smallest and largest plausible face radius, fractions of the plate radius.
+
+    Returns
+    -------
+    TokenSearch
+        Candidates in canonical pixels; empty when the plate is bare.
+    """
+    lo_frac, hi_frac = token_radius_frac
+    if not (0 < lo_frac < hi_frac < 0.5):
+        raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {token_radius_frac}")
+    R = view.plate_radius_px
+    lo_px, hi_px = lo_frac * R, hi_frac * R
+    mask, _ = _blob_mask(view)
+    blobs = _blobs(view, mask, min_area_px=0.15 * math.pi * lo_px ** 2)
+
+    # 1. The token radius, from blobs that look like one flat face.
+    disc_like = [b for b in blobs if b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
+                 and lo_px <= b.equiv_radius <= hi_px and not b.crosses_rim]
+    allowed = view.radius_px < BLOB_SEARCH_RADIUS_FRAC * R
+    if disc_like:
+        # Two touching or overlapping faces can pass as one disc only if much
+        # larger; the smallest clear discs give the size.
+        radii = sorted(b.equiv_radius for b in disc_like)
+        token_r = float(np.median(radii[: max(1, (len(radii) + 1) // 2)]))
+        radius_source = "discs"
+    else:
+        token_r = _radius_from_edges(view, lo_px, hi_px, allowed)
+        radius_source = "edges" if token_r > 0 else "prior"
+        if token_r <= 0:
+            token_r = math.sqrt(lo_px * hi_px)
+    face_area = math.pi * token_r ** 2
+
+    # 2. Classify each blob by its shape.
+    cands: list[Candidate] = []
+    claimed = np.zeros(mask.shape, bool)
+    for b in blobs:
+        rel_area = b.area / face_area
+        common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
+        if rel_area < 0.12:
+            continue  # speck: glare, a chip in the glaze
+        claimed |= b.mask
+        if b.crosses_rim and rel_area > DISC_AREA_RANGE[1]:
+            cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
+        elif (b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
+              and DISC_AREA_RANGE[0] <= rel_area <= DISC_AREA_RANGE[1]):
+            cands.append(Candidate(b.x, b.y, b.equiv_radius, "disc", b.area, **common))
+        elif b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA and b.major < 2.6 * token_r:
+            cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
+        elif 1.7 <= rel_area <= 2.35 and b.major >= 3.7 * token_r and b.solidity >= 0.8:
+            # Two faces side by side: centres 2r apart along the major axis.
+            t = math.radians(b.angle_deg)
+            half = (b.major - 2 * token_r) / 2.0
+            for sgn in (-1.0, 1.0):
+                cands.append(Candidate(b.x + sgn * half * math.cos(t), b.y + sgn * half * math.sin(t), token_r,
+                                       "disc", b.area / 2.0, **common))
+        elif rel_area > 3.0 or b.major > 4.5 * token_r:
+            cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
+        elif rel_area > DISC_AREA_RANGE[1]:
+            cands.append(Candidate(b.x, b.y, b.equiv_radius, "overlap", b.area, **common))
+        else:
+            cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
+
+    # 3. Faint discs from their edges, where no blob already is.
+    resp = edge_response(view, token_r)
+    inner = allowed & (view.radius_px < R * RIM_CROSSING_FRAC - 0.5 * token_r)
+    vals = resp[inner]
+    noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
+    min_resp = max(EDGE_MIN_CONTRAST, float(np.median(vals)) + EDGE_NOISE_UNITS * noise)
+    free = cv2.erode((~claimed).astype(np.uint8), cv2.getStructuringElement(
+        cv2.MORPH_ELLIPSE, (int(2 * 0.6 * token_r) | 1, int(2 * 0.6 * token_r) | 1))).astype(bool)
+    for x, y in _peaks(resp, inner & free, min_resp, 1.5 * token_r):
+        # Keep a faint disc only where its face does not overlap a blob.
+        yy, xx = np.ogrid[:mask.shape[0], :mask.shape[1]]
+        disc = (xx - x) ** 2 + (yy - y) ** 2 <= (0.85 * token_r) ** 2
+        if (claimed & disc).sum() > 0.15 * disc.sum():
+            continue
+        cands.append(Candidate(float(x), float(y), token_r, "faint", face_area, 1.0, 1.0, float(resp[y, x])))
+    return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source)
