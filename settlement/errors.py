@@ -9,6 +9,7 @@ player or field concerned.
 class               code              raised when
 ==================  ================  ==========================================
 SettlementError     settlement_error  base class
+InvalidArgument     invalid_argument  a malformed id, reason or setting
 BetRejected         bet_rejected      a bet fails validation (type, stake, limits)
 UnknownPlayer       unknown_player    the player was never added to the ledger
 UnknownRound        unknown_round     the round was never opened
@@ -18,7 +19,7 @@ RecordError         record            an outcome record's fields are malformed
 LedgerConfigError   ledger_config     the ledger file's settings do not match
 ==================  ================  ==========================================
 
-The ``BetRejected``, ``RecordError`` and ``LedgerConfigError`` classes are
+The ``InvalidArgument``, ``BetRejected``, ``RecordError`` and ``LedgerConfigError`` classes are
 also :class:`ValueError`, so callers that treat bad input generically keep
 working.
 """
@@ -29,6 +30,12 @@ class SettlementError(Exception):
     """Base class of every exception the settlement core raises on purpose."""
 
     code = "settlement_error"
+
+
+class InvalidArgument(SettlementError, ValueError):
+    """A malformed argument (round id, player name, reason); the message names it."""
+
+    code = "invalid_argument"
 
 
 class BetRejected(SettlementError, ValueError):
@@ -75,6 +82,7 @@ class LedgerConfigError(SettlementError, ValueError):
 
 __all__ = [
     "BetRejected",
+    "InvalidArgument",
     "LedgerConfigError",
     "RecordError",
     "RoundStateError",
