@@ -31,6 +31,8 @@ CLOTH_BORDER_FRAC = 0.04
 CLOTH_MIN_SPREAD_LAB = (3.0, 1.5, 1.5)
 #: A pixel is "not cloth" beyond this many cloth spreads.
 CLOTH_DEVIATION_UNITS = 8.0
+#: A shadow on the cloth changes its chroma by less than this (cloth spreads).
+SHADOW_MAX_CHROMA_UNITS = 4.0
 #: The plate's minor axis must span at least this fraction of the frame height
 #: (the design range is 30-80 %, tilt shortens one axis).
 PLATE_MIN_MINOR_FRAC = 0.18
@@ -121,6 +123,22 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sqrt((units ** 2).sum(axis=-1)).astype(np.float32), units[..., 0].astype(np.float32)
 
 
+def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
+    """Pixels that are neither cloth nor a shadow cast on the cloth.
+
+    A shadow is darker than the cloth but keeps its chromaticity, so a pixel
+    counts only when it is brighter than the cloth or its colour (not just its
+    lightness) differs.
+
+    Returns
+    -------
+    ndarray, uint8, (H, W), values 0 or 1
+    """
+    chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+    return ((deviation > CLOTH_DEVIATION_UNITS)
+            & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
@@ -154,7 +172,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     small = cv2.resize(frame, (max(8, int(round(w * scale))), PLATE_WORK_HEIGHT_PX), interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, ksize=(0, 0), sigmaX=PLATE_BLUR_SIGMA_PX)
     dev, dev_l = cloth_deviation(small)
-    mask = (dev > CLOTH_DEVIATION_UNITS).astype(np.uint8)
+    mask = not_cloth_mask(dev, dev_l)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     sh, sw = mask.shape

@@ -25,19 +25,15 @@ from .canonical import CanonicalView, make_canonical_view
 from .errors import FrameError
 from .faces import FaceReading, classify_face
 from .io import to_bgr8
-from .plate import CLOTH_DEVIATION_UNITS, PlateFit, find_plate
+from .plate import PlateFit, find_plate, not_cloth_mask
 from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
 from .types import Ellipse, Reading, TokenReading
 
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
-#: The bowl: the plate's centre differs from its rim band by this much (Lab units) ...
-COVERED_MIN_CENTRE_RIM_DELTA_E = 14.0
-#: ... or the plate's lightness varies this much from centre to 0.8 R (Lab units).
-COVERED_MIN_DOME_LIGHTNESS_RANGE = 18.0
-#: Off-plate things: chroma part of the cloth deviation needed to tell a
-#: token from the plate's shadow (cloth spreads).
-OFFPLATE_MIN_CHROMA_UNITS = 4.0
+#: The bowl: the plate model's centre differs from its mid-well ring by at
+#: least this much (Lab units; see :func:`covered_evidence`).
+COVERED_MIN_DOME_DELTA_E = 8.0
 #: Off-plate blob area relative to one token's projected area.
 OFFPLATE_AREA_RANGE = (0.35, 2.5)
 #: Margin around the plate ellipse ignored by the off-plate search (the rim's
@@ -63,22 +59,20 @@ class ReaderSettings:
             raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {self.token_radius_frac}")
 
 
-def covered_evidence(view: CanonicalView) -> tuple[float, float]:
-    """Two measures of a bowl over the plate.
+def covered_evidence(view: CanonicalView) -> float:
+    """How strongly the plate is shaded like a dome (the bowl over it).
+
+    A bare plate's well is evenly lit from the centre to 0.75 R; a bowl's dome
+    is lit at its crown and darkens towards its edge (or the reverse).  The
+    ring-median model ignores the few tokens.
 
     Returns
     -------
-    centre_rim_delta_e : float
-        Colour difference between the plate's centre (r < 0.5 R) and its rim
-        band (0.88-0.96 R), Lab units.
-    dome_lightness_range : float
-        Range of the background model's L* from the centre to 0.8 R, Lab units.
+    float
+        Colour difference between the centre (r < 0.3 R) and the ring
+        0.6-0.75 R of the plate model, Lab units.
     """
-    centre = view.ring_colour(0.0, 0.5)
-    rim = view.ring_colour(0.88, 0.96)
-    r_frac = view.radius_px / view.plate_radius_px
-    ring_l = view.background[..., 0][(r_frac < 0.8)]
-    return float(np.linalg.norm(centre - rim)), float(np.percentile(ring_l, 98) - np.percentile(ring_l, 2))
+    return float(np.linalg.norm(view.ring_colour(0.0, 0.3) - view.ring_colour(0.6, 0.75)))
 
 
 def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[float, float, float]]:
@@ -95,9 +89,8 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[floa
     -------
     list of (x, y, radius) in source pixels; empty when there is none.
     """
-    dev, dev_l, s = plate.cloth_deviation, plate.cloth_lightness, plate.work_scale
-    chroma = np.sqrt(np.maximum(dev * dev - dev_l * dev_l, 0.0))
-    mask = ((dev > CLOTH_DEVIATION_UNITS) & ((dev_l > 0) | (chroma > OFFPLATE_MIN_CHROMA_UNITS))).astype(np.uint8)
+    s = plate.work_scale
+    mask = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
     e = plate.ellipse
     grow = 1.0 + OFFPLATE_PLATE_MARGIN_FRAC
     cv2.ellipse(mask, center=(int(round(e.cx * s)), int(round(e.cy * s))),
@@ -152,12 +145,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit) -> tuple[s
     faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r)
                                        if c.kind in ("disc", "faint") else None for c in cands]
 
-    centre_rim, dome = covered_evidence(view)
-    if not tokenish and (centre_rim >= COVERED_MIN_CENTRE_RIM_DELTA_E or dome >= COVERED_MIN_DOME_LIGHTNESS_RANGE
-                         or objects):
-        conf = min(1.0, max(centre_rim / COVERED_MIN_CENTRE_RIM_DELTA_E, dome / COVERED_MIN_DOME_LIGHTNESS_RANGE) / 2)
-        return ("covered", f"bowl over the plate (centre differs from rim by {centre_rim:.0f} Lab units, "
-                f"dome shading {dome:.0f} L*)", cands, faces, max(conf, 0.5))
+    dome = covered_evidence(view)
+    if not flat and not any(c.kind == "overlap" for c in cands) and dome >= COVERED_MIN_DOME_DELTA_E:
+        conf = min(1.0, 0.5 + 0.5 * (dome - COVERED_MIN_DOME_DELTA_E) / COVERED_MIN_DOME_DELTA_E)
+        return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units",
+                [], [], conf)
     if not tokenish:
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
     if objects:

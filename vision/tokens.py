@@ -33,9 +33,9 @@ BLOB_MIN_DELTA_E = 14.0
 #: ... or by this many times the plate's own residual noise, whichever is larger.
 BLOB_NOISE_UNITS = 5.0
 #: Blobs are looked for out to this fraction of the plate radius.
-BLOB_SEARCH_RADIUS_FRAC = 0.985
+BLOB_SEARCH_RADIUS_FRAC = 0.9
 #: A blob reaching beyond this fraction of the plate radius crosses the rim.
-RIM_CROSSING_FRAC = 0.95
+RIM_CROSSING_FRAC = 0.87
 #: Shape of a single flat face: minor/major axis ratio and solidity.
 DISC_MIN_AXIS_RATIO = 0.72
 DISC_MIN_SOLIDITY = 0.90
@@ -43,14 +43,29 @@ DISC_MIN_SOLIDITY = 0.90
 DISC_AREA_RANGE = (0.6, 1.45)
 #: An upright token from above: thinner than this axis ratio ...
 UPRIGHT_MAX_AXIS_RATIO = 0.62
-#: ... and smaller than this fraction of a face's area.
+#: ... smaller than this fraction of a face's area ...
 UPRIGHT_MAX_AREA = 0.8
-#: Disc-edge filter band width, fraction of the token radius.
-EDGE_BAND_FRAC = 0.3
-#: A disc-edge response counts when the edge contrast reaches this (Lab units) ...
+#: ... as long as a face is wide (its diameter, in token radii) ...
+UPRIGHT_LENGTH_RADII = (1.3, 2.8)
+#: ... and as contrasted as a side wall seen edge-on (Lab units).
+UPRIGHT_MIN_CONTRAST = 20.0
+#: Disc filter: the face part (radius fraction) and the surround ring (radius fractions).
+DISC_FACE_FRAC = 0.8
+DISC_SURROUND_FRAC = (1.2, 1.6)
+#: A faint disc counts when face and surround differ by this much (Lab units) ...
 EDGE_MIN_CONTRAST = 4.0
-#: ... and this many times the response's own robust noise level.
-EDGE_NOISE_UNITS = 6.0
+#: ... and by this many times the filter's own robust noise level ...
+EDGE_NOISE_UNITS = 5.0
+#: ... and the difference holds, in the same colour direction, in at least this
+#: many of the eight sectors around the centre (a shading gradient or a
+#: texture fails this; a real disc passes it all round).
+EDGE_MIN_SECTORS = 7
+#: Share of the overall contrast a sector must reach to count.
+EDGE_SECTOR_SHARE = 0.35
+#: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
+BLOB_GUARD_FRAC = 0.25
+#: Faint discs are looked for with their centre inside this fraction of the plate radius.
+FAINT_SEARCH_RADIUS_FRAC = 0.8
 #: Candidate token radii tried when no clear disc gives the size, fraction of plate radius.
 RADIUS_SCAN_STEP = 1.08
 
@@ -186,33 +201,78 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
     return out
 
 
-def _annulus_kernel(radius_px: float, band_px: float) -> np.ndarray:
-    """Zero-mean kernel: +mean over the inner band, -mean over the outer band."""
-    half = int(math.ceil(radius_px + band_px + 1))
+def _disc_kernel(radius_px: float) -> np.ndarray:
+    """Zero-mean kernel: +mean over the face disc, -mean over the surround ring."""
+    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
     yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
     rho = np.hypot(xx, yy)
-    inner = ((rho >= radius_px - band_px) & (rho < radius_px)).astype(np.float32)
-    outer = ((rho >= radius_px) & (rho < radius_px + band_px)).astype(np.float32)
-    return inner / max(inner.sum(), 1.0) - outer / max(outer.sum(), 1.0)
+    face = (rho < DISC_FACE_FRAC * radius_px).astype(np.float32)
+    ring = ((rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)).astype(np.float32)
+    return face / max(face.sum(), 1.0) - ring / max(ring.sum(), 1.0)
 
 
-def edge_response(view: CanonicalView, radius_px: float) -> np.ndarray:
-    """Disc-edge contrast for a disc of ``radius_px`` centred at every pixel.
+def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
+    """Face-versus-surround contrast for a disc of ``radius_px`` centred at every pixel.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        Colour minus the plate model (masked parts set to 0).
+    radius_px : float
+        Disc radius, canonical pixels (> 1).
 
     Returns
     -------
-    ndarray, float32, (CANVAS_PX, CANVAS_PX)
-        Euclidean norm over the Lab channels of (mean residual just inside the
-        circle - mean just outside), Lab units.
+    ndarray, float32, (S, S)
+        Euclidean norm over the Lab channels of (mean over the face disc -
+        mean over the surround ring), Lab units.
     """
     if radius_px <= 1:
         raise ValueError(f"radius_px: expected > 1, got {radius_px}")
-    kernel = _annulus_kernel(radius_px, max(1.5, EDGE_BAND_FRAC * radius_px))
-    acc = np.zeros(view.delta_e.shape, np.float32)
+    kernel = _disc_kernel(radius_px)
+    acc = np.zeros(residual.shape[:2], np.float32)
     for c in range(3):
-        resp = cv2.filter2D(view.residual[..., c], ddepth=cv2.CV_32F, kernel=kernel, borderType=cv2.BORDER_CONSTANT)
+        resp = cv2.filter2D(residual[..., c], ddepth=cv2.CV_32F, kernel=kernel, borderType=cv2.BORDER_CONSTANT)
         acc += resp * resp
     return np.sqrt(acc)
+
+
+def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
+    """How many of eight sectors around (x, y) show the disc's contrast.
+
+    Returns
+    -------
+    n_sectors : int
+        Sectors whose (face - surround) difference, projected on the overall
+        difference's colour direction, reaches ``EDGE_SECTOR_SHARE`` of it.
+    contrast : float
+        Norm of the overall difference, Lab units.
+    """
+    s = residual.shape[0]
+    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    dx, dy = cc - x, rr - y
+    rho = np.hypot(dx, dy)
+    sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+    face = rho < DISC_FACE_FRAC * radius_px
+    ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
+    patch = residual[y0:y1, x0:x1]
+    if not face.any() or not ring.any():
+        return 0, 0.0
+    overall = patch[face].mean(axis=0) - patch[ring].mean(axis=0)
+    norm = float(np.linalg.norm(overall))
+    if norm <= 0:
+        return 0, 0.0
+    u = overall / norm
+    n = 0
+    for k in range(8):
+        f, g = face & (sector == k), ring & (sector == k)
+        if f.any() and g.any():
+            d = patch[f].mean(axis=0) - patch[g].mean(axis=0)
+            n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
+    return n, norm
 
 
 def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
@@ -228,13 +288,13 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     return kept
 
 
-def _radius_from_edges(view: CanonicalView, lo_px: float, hi_px: float, allowed: np.ndarray) -> float:
-    """The radius whose disc-edge filter gives the strongest four peaks."""
+def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
+    """The radius whose disc filter gives the strongest four peaks (0 when none)."""
     best_r, best_score = 0.0, 0.0
     r = lo_px
     while r <= hi_px:
-        resp = edge_response(view, r)
-        peaks = _peaks(resp, allowed & (view.radius_px < view.plate_radius_px - r), 0.0, 1.6 * r)
+        resp = disc_response(residual, r)
+        peaks = _peaks(resp, allowed, 0.0, 1.6 * r)
         score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
         if score > best_score:
             best_r, best_score = r, score
@@ -268,7 +328,13 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # 1. The token radius, from blobs that look like one flat face.
     disc_like = [b for b in blobs if b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
                  and lo_px <= b.equiv_radius <= hi_px and not b.crosses_rim]
-    allowed = view.radius_px < BLOB_SEARCH_RADIUS_FRAC * R
+    # The faint-disc search works on the residual with every blob masked out,
+    # so a red face does not make rings of false discs around itself.
+    guard_px = max(1, int(round(BLOB_GUARD_FRAC * (lo_px + hi_px) / 2)))
+    claimed = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
+    residual = view.residual.copy()
+    residual[claimed.astype(bool)] = 0.0
+    allowed = view.radius_px < FAINT_SEARCH_RADIUS_FRAC * R
     if disc_like:
         # Two touching or overlapping faces can pass as one disc only if much
         # larger; the smallest clear discs give the size.
@@ -276,7 +342,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         token_r = float(np.median(radii[: max(1, (len(radii) + 1) // 2)]))
         radius_source = "discs"
     else:
-        token_r = _radius_from_edges(view, lo_px, hi_px, allowed)
+        token_r = _radius_from_discs(residual, allowed, lo_px, hi_px)
         radius_source = "edges" if token_r > 0 else "prior"
         if token_r <= 0:
             token_r = math.sqrt(lo_px * hi_px)
@@ -284,19 +350,19 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
 
     # 2. Classify each blob by its shape.
     cands: list[Candidate] = []
-    claimed = np.zeros(mask.shape, bool)
     for b in blobs:
         rel_area = b.area / face_area
         common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
         if rel_area < 0.12:
             continue  # speck: glare, a chip in the glaze
-        claimed |= b.mask
         if b.crosses_rim and rel_area > DISC_AREA_RANGE[1]:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
         elif (b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
               and DISC_AREA_RANGE[0] <= rel_area <= DISC_AREA_RANGE[1]):
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "disc", b.area, **common))
-        elif b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA and b.major < 2.6 * token_r:
+        elif (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
+              and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
+              and b.contrast >= UPRIGHT_MIN_CONTRAST):
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
         elif 1.7 <= rel_area <= 2.35 and b.major >= 3.7 * token_r and b.solidity >= 0.8:
             # Two faces side by side: centres 2r apart along the major axis.
@@ -312,19 +378,15 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         else:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
 
-    # 3. Faint discs from their edges, where no blob already is.
-    resp = edge_response(view, token_r)
-    inner = allowed & (view.radius_px < R * RIM_CROSSING_FRAC - 0.5 * token_r)
-    vals = resp[inner]
+    # 3. Faint discs, where no blob already is.
+    resp = disc_response(residual, token_r)
+    vals = resp[allowed]
     noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
     min_resp = max(EDGE_MIN_CONTRAST, float(np.median(vals)) + EDGE_NOISE_UNITS * noise)
-    free = cv2.erode((~claimed).astype(np.uint8), cv2.getStructuringElement(
-        cv2.MORPH_ELLIPSE, (int(2 * 0.6 * token_r) | 1, int(2 * 0.6 * token_r) | 1))).astype(bool)
-    for x, y in _peaks(resp, inner & free, min_resp, 1.5 * token_r):
-        # Keep a faint disc only where its face does not overlap a blob.
-        yy, xx = np.ogrid[:mask.shape[0], :mask.shape[1]]
-        disc = (xx - x) ** 2 + (yy - y) ** 2 <= (0.85 * token_r) ** 2
-        if (claimed & disc).sum() > 0.15 * disc.sum():
+    search = allowed & (claimed == 0)
+    for x, y in _peaks(resp, search, min_resp, 1.5 * token_r):
+        n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
+        if n_sectors < EDGE_MIN_SECTORS:
             continue
-        cands.append(Candidate(float(x), float(y), token_r, "faint", face_area, 1.0, 1.0, float(resp[y, x])))
+        cands.append(Candidate(float(x), float(y), token_r, "faint", face_area, 1.0, 1.0, contrast))
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source)
