@@ -15,8 +15,10 @@ from . import __version__
 #: (name, module, one-line help)
 COMMANDS: list[tuple[str, str, str]] = [
     ("read", "vision.read_cli", "read still frames and print one JSON verdict per image"),
+    ("replay", "vision.replay", "replay images, folders, globs or videos through the reader; annotated frames, HTML report, accuracy"),
     ("rtp", "settlement.rtp_cli", "print the exact return to player of every bet type (--simulate N to cross-check)"),
     ("settle", "settlement.cli", "settlement ledger: rounds, bets, signed outcomes, voids, history, JSON-lines service"),
+    ("synth", "vision.synth_cli", "synthesize labelled table scenes and round clips"),
 ]
 
 
