@@ -53,6 +53,9 @@ ANNOTATED_JPEG_QUALITY = 88
 THUMB_JPEG_QUALITY = 80
 #: Most frames listed (with thumbnails) in report.html; the rest are counted, and are in results.jsonl.
 MAX_REPORT_ITEMS = 1000
+#: Longest wait for one frame from a worker before it becomes an error row, seconds
+#: (a worker that dies mid-frame would otherwise leave the run waiting for ever).
+FRAME_TIMEOUT_S = 300.0
 #: Progress bar refresh interval, seconds.
 PROGRESS_INTERVAL_S = 0.2
 
@@ -94,8 +97,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("sources", nargs="+", metavar="SOURCE", help="image, folder, glob or video")
     parser.add_argument("--profile", metavar="PROFILE.json", default=None, help="studio profile from xocdia calibrate")
     parser.add_argument("--labels", metavar="DIR", nargs="?", const="", default=None,
-                        help="compare with labels: NAME.json beside each image (no DIR) or in DIR; prints the "
-                             "per-kind table and exits 1 on any wrong outcome")
+                        help="compare with labels: NAME.json beside each image (no DIR; put --labels after the "
+                             "SOURCEs or write --labels=) or in DIR; prints the per-kind table and exits 1 on any "
+                             "wrong outcome")
     parser.add_argument("--out", metavar="OUTDIR", default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     parser.add_argument("--workers", metavar="N", type=_positive_int, default=1,
                         help="read frames in N processes (results stay in input order; default 1)")
@@ -132,10 +136,31 @@ def needs_listing(row: dict, label: dict | None) -> bool:
     return row.get("verdict") != "outcome" or is_wrong_outcome(row, label)
 
 
+def _error_row(task: Task, reason: str) -> dict:
+    from .types import error_reading
+
+    body = error_reading(reason).to_dict(source=task.source)
+    row: dict[str, Any] = {"source": body.pop("source")}
+    if task.frame is not None:
+        row["frame"] = task.frame
+        row["timestamp_ms"] = task.timestamp_ms
+    row.update(body)
+    row["annotated"] = None
+    return row
+
+
 def process_task(task: Task) -> tuple[dict, str | None]:
     """Read one frame; write its annotated frame (and thumbnail when the report
     lists it).  Returns ``(row, thumbnail path relative to OUTDIR or None)``.
-    Never raises for a bad frame."""
+    Never raises (anything unexpected becomes an error row)."""
+    try:
+        return _process_task(task)
+    except Exception as exc:  # noqa: BLE001 - one frame must never stop the run
+        where = task.path if task.frame is None else f"{task.path} frame {task.frame}"
+        return _error_row(task, f"{where}: internal error in replay: {type(exc).__name__}: {exc}"), None
+
+
+def _process_task(task: Task) -> tuple[dict, str | None]:
     import cv2
 
     from .annotate import draw_reading, thumbnail
@@ -189,15 +214,25 @@ def ordered_results(pool, tasks: Iterable[Task], inflight: int) -> Iterator[tupl
     """Run ``tasks`` on ``pool`` keeping input order, with at most ``inflight``
     tasks submitted and not yet collected (``Pool.imap`` would pull the whole
     input into its queue; this keeps memory flat)."""
+    import multiprocessing as mp
+
     pending: deque = deque()
+
+    def collect():
+        t, res = pending.popleft()
+        try:
+            return t, res.get(timeout=FRAME_TIMEOUT_S)
+        except mp.TimeoutError:
+            where = t.path if t.frame is None else f"{t.path} frame {t.frame}"
+            return t, (_error_row(t, f"{where}: no answer from the worker within {FRAME_TIMEOUT_S:.0f} s "
+                                     "(worker crashed or hung)"), None)
+
     for task in tasks:
         pending.append((task.slim(), pool.apply_async(process_task, (task,))))
         while len(pending) >= inflight:
-            t, res = pending.popleft()
-            yield t, res.get()
+            yield collect()
     while pending:
-        t, res = pending.popleft()
-        yield t, res.get()
+        yield collect()
 
 
 # ---------------------------------------------------------------------------

@@ -13,8 +13,6 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
-from .replay_accuracy import BUCKETS  # noqa: F401 (documented columns)
-
 _CSS = """
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:24px;color:#1d2430;background:#f6f7f9}
 h1{font-size:22px;margin:0 0 4px} h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #d5d9e0;padding-bottom:4px}
