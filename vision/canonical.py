@@ -26,6 +26,8 @@ CANVAS_PX = 320
 CANON_BLUR_SIGMA_PX = 1.0
 #: Width of one ring of the background model, pixels.
 RING_BIN_PX = 2.0
+#: Rings inside this fraction of the plate radius share one pooled median.
+CENTRE_POOL_FRAC = 0.3
 #: Background model covers rings out to this fraction of the plate radius.
 MODEL_RADIUS_FRAC = 1.0
 
@@ -140,6 +142,11 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     inside = radius < model_r
     n_bins = int(np.ceil(model_r / RING_BIN_PX))
     profile = radial_median_profile(lab, radius, inside, RING_BIN_PX, n_bins)
+    # The innermost rings are small enough for one token to fill them: pool
+    # the central disc into one median, where a token stays a minority.
+    centre = radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX
+    n_pool = int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX))
+    profile[:n_pool] = np.median(lab[centre], axis=0)
     ring = np.minimum((radius / RING_BIN_PX).astype(np.int32), n_bins - 1)
     background = profile[ring]
     residual = lab - background

@@ -27,6 +27,12 @@ WHITE_MAX_DELTA_A = 8.0
 FACE_SAMPLE_FRAC = 0.6
 #: A red face is also clearly chromatic: chroma of (face - plate) at least this.
 RED_MIN_CHROMA = 14.0
+#: Absolute a* bounds (Lab units): the plate is only a white reference when it
+#: is near neutral; on a coloured glaze (celadon, gold, blue) a white face sits
+#: off the plate's a*, so a red face must also be red in absolute terms and a
+#: white face near neutral.  Warm light (2700 K) moves white to about +10.
+RED_MIN_ABS_A = 24.0
+WHITE_MAX_ABS_A = 16.0
 
 
 @dataclass(frozen=True)
@@ -100,10 +106,11 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float) -> 
     mid = 0.5 * (RED_MIN_DELTA_A + WHITE_MAX_DELTA_A)
     width = 0.25 * (RED_MIN_DELTA_A - WHITE_MAX_DELTA_A)
     p_red = 1.0 / (1.0 + math.exp(-(delta_a - mid) / width))
-    if delta_a >= RED_MIN_DELTA_A and chroma >= RED_MIN_CHROMA:
-        face_name, margin = "red", delta_a - RED_MIN_DELTA_A
-    elif delta_a <= WHITE_MAX_DELTA_A:
-        face_name, margin = "white", WHITE_MAX_DELTA_A - delta_a
+    abs_a = float(np.median(face[:, 1]))
+    if delta_a >= RED_MIN_DELTA_A and chroma >= RED_MIN_CHROMA and abs_a >= RED_MIN_ABS_A:
+        face_name, margin = "red", min(delta_a - RED_MIN_DELTA_A, abs_a - RED_MIN_ABS_A)
+    elif delta_a <= WHITE_MAX_DELTA_A and abs_a <= WHITE_MAX_ABS_A:
+        face_name, margin = "white", min(WHITE_MAX_DELTA_A - delta_a, WHITE_MAX_ABS_A - abs_a)
     else:
         face_name, margin = "unknown", -min(delta_a - WHITE_MAX_DELTA_A, RED_MIN_DELTA_A - delta_a)
     return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin)

@@ -13,7 +13,7 @@ Colour space: frames are BGR uint8; Lab is OpenCV's 8-bit Lab (L, a, b in
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -71,8 +71,8 @@ class PlateFit:
     fill: float
     contrast: float
     reason: str
-    cloth_deviation: np.ndarray
-    cloth_lightness: np.ndarray
+    cloth_deviation: np.ndarray = field(repr=False)
+    cloth_lightness: np.ndarray = field(repr=False)
     work_scale: float
 
     def __post_init__(self) -> None:

@@ -41,6 +41,10 @@ OFFPLATE_AREA_RANGE = (0.35, 2.5)
 OFFPLATE_PLATE_MARGIN_FRAC = 0.06
 
 
+#: A frame whose channels never differ by more than this (8-bit levels) is greyscale.
+COLOURLESS_MAX_CHANNEL_DIFF = 3
+
+
 @dataclass(frozen=True)
 class ReaderSettings:
     """Decision settings; a studio profile may override them.
@@ -177,6 +181,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit) -> tuple[s
         return "uncertain", "a token is partly hidden", cands, faces, 0.5
     if n_tokens != 4:
         return "reshake", f"{n_tokens} tokens on the plate, not 4", cands, faces, 0.8
+    if search.suspects:
+        x, y, c = max(search.suspects, key=lambda t: t[2])
+        return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
+                f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "
@@ -184,6 +192,14 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit) -> tuple[s
     margins = [f for f in faces if f is not None]
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def is_colourless(frame: np.ndarray) -> bool:
+    """True when the BGR frame carries no colour (all three channels equal
+    within ``COLOURLESS_MAX_CHANNEL_DIFF`` on a subsample of pixels)."""
+    sub = frame[::8, ::8].astype(np.int16)
+    diff = max(int(np.abs(sub[..., 0] - sub[..., 1]).max()), int(np.abs(sub[..., 1] - sub[..., 2]).max()))
+    return diff <= COLOURLESS_MAX_CHANNEL_DIFF
 
 
 def read_frame(frame: np.ndarray, profile=None) -> Reading:
@@ -209,6 +225,7 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     """
     t0 = time.perf_counter()
     frame = to_bgr8(frame, name="frame")
+    colourless = is_colourless(frame)
     settings = ReaderSettings() if profile is None else profile.reader_settings()
     plate = find_plate(frame)
     if not plate.found:
@@ -219,6 +236,10 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
         if moved:
             return Reading(verdict="uncertain", reason=moved, plate=plate.ellipse,
                            elapsed_ms=(time.perf_counter() - t0) * 1e3)
+    if colourless:
+        return Reading(verdict="uncertain", reason="frame has no colour (greyscale camera or channel fault): "
+                       "red and white faces cannot be told apart", plate=plate.ellipse,
+                       elapsed_ms=(time.perf_counter() - t0) * 1e3)
     view = make_canonical_view(frame, plate.ellipse)
     search = find_tokens(view, token_radius_frac=settings.token_radius_frac)
     verdict, reason, cands, faces, conf = decide(view, search, plate)

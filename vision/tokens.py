@@ -26,6 +26,15 @@ import numpy as np
 
 from .canonical import CanonicalView
 
+#: Disc-like evidence this strong (Lab units, with at least SUSPECT_MIN_SECTORS
+#: sectors) that was not accepted as a token is reported, so the reader can
+#: abstain rather than count four where there may be five.
+SUSPECT_MIN_CONTRAST = 3.0
+SUSPECT_MIN_SECTORS = 6
+#: ... unless it lies within this many token radii of a kept token ...
+SUSPECT_EXCLUSION_RADII = 2.0
+#: ... or is weaker than this share of the weakest kept faint face.
+SUSPECT_REL_CONTRAST = 0.5
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -53,7 +62,7 @@ UPRIGHT_MIN_CONTRAST = 20.0
 DISC_FACE_FRAC = 0.8
 DISC_SURROUND_FRAC = (1.2, 1.6)
 #: A faint disc counts when face and surround differ by this much (Lab units) ...
-EDGE_MIN_CONTRAST = 4.0
+EDGE_MIN_CONTRAST = 5.0
 #: ... and by this many times the filter's own robust noise level ...
 EDGE_NOISE_UNITS = 5.0
 #: ... and the difference holds, in the same colour direction, in at least this
@@ -62,10 +71,13 @@ EDGE_NOISE_UNITS = 5.0
 EDGE_MIN_SECTORS = 7
 #: Share of the overall contrast a sector must reach to count.
 EDGE_SECTOR_SHARE = 0.35
+#: A faint disc's own region (see :func:`faint_extent`) may be at most this
+#: many face areas; larger is two faces, one partly on the other.
+FAINT_MAX_AREA = 1.4
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
 #: Faint discs are looked for with their centre inside this fraction of the plate radius.
-FAINT_SEARCH_RADIUS_FRAC = 0.8
+FAINT_SEARCH_RADIUS_FRAC = 0.72
 #: Candidate token radii tried when no clear disc gives the size, fraction of plate radius.
 RADIUS_SCAN_STEP = 1.08
 
@@ -132,11 +144,16 @@ class TokenSearch:
     radius_source : str
         ``discs`` when measured on clear discs, ``edges`` when from the
         disc-edge filter's best radius, ``prior`` when from the profile only.
+    suspects : tuple of (x, y, contrast)
+        Disc-like evidence (canonical pixels, Lab units) too weak to be kept
+        as a token but too strong to ignore; and marks of a token's colour too
+        small to be one.
     """
 
     candidates: tuple[Candidate, ...]
     token_radius_px: float
     radius_source: str
+    suspects: tuple[tuple[float, float, float], ...] = ()
 
     def of_kind(self, *kinds: str) -> tuple[Candidate, ...]:
         return tuple(c for c in self.candidates if c.kind in kinds)
@@ -288,6 +305,51 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     return kept
 
 
+def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[float, float]:
+    """Area and axis ratio of the region around a faint disc that differs from
+    the plate the way its centre does.
+
+    The residual within 2.2 radii is projected on the colour direction of the
+    face's mean residual; pixels above half the face's value, connected to
+    the centre, form the region.
+
+    Returns
+    -------
+    area_px : float
+        Region area, canonical pixels squared (0 when empty).
+    axis_ratio : float
+        Minor / major axis of the region's moment ellipse, in [0, 1].
+    """
+    s = residual.shape[0]
+    half = int(math.ceil(2.2 * radius_px))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    patch = residual[y0:y1, x0:x1]
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    face = (cc - x) ** 2 + (rr - y) ** 2 < (0.6 * radius_px) ** 2
+    if not face.any():
+        return 0.0, 0.0
+    mean = patch[face].mean(axis=0)
+    norm = float(np.linalg.norm(mean))
+    if norm <= 0:
+        return 0.0, 0.0
+    proj = patch @ (mean / norm)
+    region = (proj > 0.5 * norm).astype(np.uint8)
+    n, labels = cv2.connectedComponents(region, connectivity=8)
+    centre_label = labels[min(max(int(round(y)) - y0, 0), y1 - y0 - 1), min(max(int(round(x)) - x0, 0), x1 - x0 - 1)]
+    if centre_label == 0:
+        return 0.0, 0.0
+    sel = labels == centre_label
+    area = float(sel.sum())
+    m = cv2.moments(sel.astype(np.uint8), binaryImage=True)
+    if m["m00"] <= 0:
+        return 0.0, 0.0
+    mu20, mu02, mu11 = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
+    common = math.sqrt(max((mu20 - mu02) ** 2 + 4 * mu11 ** 2, 0.0))
+    l1, l2 = (mu20 + mu02 + common) / 2, (mu20 + mu02 - common) / 2
+    return area, float(math.sqrt(max(l2, 0.0) / l1)) if l1 > 0 else 0.0
+
+
 def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
     """The radius whose disc filter gives the strongest four peaks (0 when none)."""
     best_r, best_score = 0.0, 0.0
@@ -350,19 +412,23 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
 
     # 2. Classify each blob by its shape.
     cands: list[Candidate] = []
+    suspects: list[tuple[float, float, float]] = []
     for b in blobs:
         rel_area = b.area / face_area
         common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
-        if rel_area < 0.12:
+        thin_bar = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
+                    and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
+                    and b.contrast >= UPRIGHT_MIN_CONTRAST)
+        if rel_area < 0.12 and not thin_bar:
+            if rel_area >= 0.04 and b.contrast >= UPRIGHT_MIN_CONTRAST:
+                suspects.append((b.x, b.y, b.contrast))
             continue  # speck: glare, a chip in the glaze
         if b.crosses_rim and rel_area > DISC_AREA_RANGE[1]:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
         elif (b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
               and DISC_AREA_RANGE[0] <= rel_area <= DISC_AREA_RANGE[1]):
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "disc", b.area, **common))
-        elif (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
-              and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
-              and b.contrast >= UPRIGHT_MIN_CONTRAST):
+        elif thin_bar:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
         elif 1.7 <= rel_area <= 2.35 and b.major >= 3.7 * token_r and b.solidity >= 0.8:
             # Two faces side by side: centres 2r apart along the major axis.
@@ -384,9 +450,25 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
     min_resp = max(EDGE_MIN_CONTRAST, float(np.median(vals)) + EDGE_NOISE_UNITS * noise)
     search = allowed & (claimed == 0)
-    for x, y in _peaks(resp, search, min_resp, 1.5 * token_r):
+    for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
+        if resp[y, x] < min_resp:
+            n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
+            if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
+                suspects.append((float(x), float(y), contrast))
+            continue
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         if n_sectors < EDGE_MIN_SECTORS:
+            if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
+                suspects.append((float(x), float(y), contrast))
             continue
-        cands.append(Candidate(float(x), float(y), token_r, "faint", face_area, 1.0, 1.0, contrast))
-    return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source)
+        area, ratio = faint_extent(residual, float(x), float(y), token_r)
+        kind = "faint" if area <= FAINT_MAX_AREA * face_area and ratio >= DISC_MIN_AXIS_RATIO else "overlap"
+        cands.append(Candidate(float(x), float(y), token_r, kind, area, ratio, 1.0, contrast))
+    # A suspect right beside a kept token is that token's own shadow or wall;
+    # one much weaker than every kept faint face is plate texture.
+    faint = [c.contrast for c in cands if c.kind == "faint"]
+    floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
+    suspects = [(x, y, c) for x, y, c in suspects
+                if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)]
+    return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
+                       suspects=tuple(suspects))

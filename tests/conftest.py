@@ -1,0 +1,33 @@
+"""Shared fixtures: where the physically rendered studio scenes are."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def studio_renders_dir() -> Path | None:
+    """../shared/studio-renders beside the checkout (CI lays it there), or
+    $XOCDIA_STUDIO_RENDERS; None when neither exists."""
+    env = os.environ.get("XOCDIA_STUDIO_RENDERS")
+    for cand in ([Path(env)] if env else []) + [REPO.parent / "shared" / "studio-renders",
+                                                  REPO.parent.parent / "shared" / "studio-renders"]:
+        if cand.is_dir() and any(cand.glob("*.json")):
+            return cand
+    return None
+
+
+@pytest.fixture(scope="session")
+def studio_dir() -> Path:
+    d = studio_renders_dir()
+    if d is None:
+        pytest.skip("../shared/studio-renders not found (set XOCDIA_STUDIO_RENDERS)")
+    return d
+
+
+@pytest.fixture(scope="session")
+def samples_studio_dir() -> Path:
+    return REPO / "samples" / "studio"
