@@ -36,6 +36,44 @@ WHITE_MAX_ABS_A = 16.0
 
 
 @dataclass(frozen=True)
+class FaceRule:
+    """Thresholds of the red/white decision (Lab units); a studio profile may
+    supply its own (learnt by ``xocdia calibrate``).
+
+    Attributes
+    ----------
+    red_min_delta_a, white_max_delta_a : float
+        a* of the face minus the plate's: red at or above the first, white at
+        or below the second, undecided between.
+    red_min_abs_a, white_max_abs_a : float
+        Absolute a* bounds for red and white faces.
+    red_min_chroma : float
+        Smallest chroma of (face - plate) for a red face.
+    """
+
+    red_min_delta_a: float = RED_MIN_DELTA_A
+    white_max_delta_a: float = WHITE_MAX_DELTA_A
+    red_min_abs_a: float = RED_MIN_ABS_A
+    white_max_abs_a: float = WHITE_MAX_ABS_A
+    red_min_chroma: float = RED_MIN_CHROMA
+
+    def __post_init__(self) -> None:
+        for name in ("red_min_delta_a", "white_max_delta_a", "red_min_abs_a", "white_max_abs_a", "red_min_chroma"):
+            v = getattr(self, name)
+            if not isinstance(v, (int, float)) or not math.isfinite(v):
+                raise ValueError(f"{name}: expected a finite number, got {v!r}")
+        if not self.red_min_delta_a > self.white_max_delta_a:
+            raise ValueError(f"red_min_delta_a, white_max_delta_a: expected red > white, got "
+                             f"{self.red_min_delta_a} <= {self.white_max_delta_a}")
+        if not self.red_min_abs_a > self.white_max_abs_a:
+            raise ValueError(f"red_min_abs_a, white_max_abs_a: expected red > white, got "
+                             f"{self.red_min_abs_a} <= {self.white_max_abs_a}")
+
+
+DEFAULT_FACE_RULE = FaceRule()
+
+
+@dataclass(frozen=True)
 class FaceReading:
     """Face colour of one token.
 
@@ -71,7 +109,8 @@ class FaceReading:
             raise ValueError(f"p_red: expected [0, 1], got {self.p_red}")
 
 
-def classify_face(view: CanonicalView, x: float, y: float, radius_px: float) -> FaceReading:
+def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
+                  rule: FaceRule = DEFAULT_FACE_RULE) -> FaceReading:
     """Classify the face of a token centred at canonical (x, y).
 
     Parameters
@@ -81,6 +120,8 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float) -> 
         Face centre, canonical pixels.
     radius_px : float
         Face radius, canonical pixels (> 0).
+    rule : FaceRule
+        The thresholds.
 
     Returns
     -------
@@ -93,24 +134,24 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float) -> 
     x0, x1 = max(0, int(math.floor(x - r_in))), min(s, int(math.ceil(x + r_in)) + 1)
     y0, y1 = max(0, int(math.floor(y - r_in))), min(s, int(math.ceil(y + r_in)) + 1)
     if x1 <= x0 or y1 <= y0:
-        return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -WHITE_MAX_DELTA_A)
+        return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
     rr, cc = np.ogrid[y0:y1, x0:x1]
     sel = (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
     face = view.lab[y0:y1, x0:x1][sel]
     plate = view.background[y0:y1, x0:x1][sel]
     if face.shape[0] < 3:
-        return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -WHITE_MAX_DELTA_A)
+        return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
     diff = np.median(face, axis=0) - np.median(plate, axis=0)
     delta_l, delta_a, delta_b = (float(v) for v in diff)
     chroma = math.hypot(delta_a, delta_b)
-    mid = 0.5 * (RED_MIN_DELTA_A + WHITE_MAX_DELTA_A)
-    width = 0.25 * (RED_MIN_DELTA_A - WHITE_MAX_DELTA_A)
-    p_red = 1.0 / (1.0 + math.exp(-(delta_a - mid) / width))
+    mid = 0.5 * (rule.red_min_delta_a + rule.white_max_delta_a)
+    width = 0.25 * (rule.red_min_delta_a - rule.white_max_delta_a)
+    p_red = 1.0 / (1.0 + math.exp(-max(min((delta_a - mid) / width, 50.0), -50.0)))
     abs_a = float(np.median(face[:, 1]))
-    if delta_a >= RED_MIN_DELTA_A and chroma >= RED_MIN_CHROMA and abs_a >= RED_MIN_ABS_A:
-        face_name, margin = "red", min(delta_a - RED_MIN_DELTA_A, abs_a - RED_MIN_ABS_A)
-    elif delta_a <= WHITE_MAX_DELTA_A and abs_a <= WHITE_MAX_ABS_A:
-        face_name, margin = "white", min(WHITE_MAX_DELTA_A - delta_a, WHITE_MAX_ABS_A - abs_a)
+    if delta_a >= rule.red_min_delta_a and chroma >= rule.red_min_chroma and abs_a >= rule.red_min_abs_a:
+        face_name, margin = "red", min(delta_a - rule.red_min_delta_a, abs_a - rule.red_min_abs_a)
+    elif delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a:
+        face_name, margin = "white", min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a)
     else:
-        face_name, margin = "unknown", -min(delta_a - WHITE_MAX_DELTA_A, RED_MIN_DELTA_A - delta_a)
+        face_name, margin = "unknown", -min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a)
     return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin)

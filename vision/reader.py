@@ -23,7 +23,7 @@ import numpy as np
 
 from .canonical import CanonicalView, make_canonical_view
 from .errors import FrameError
-from .faces import FaceReading, classify_face
+from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
@@ -53,9 +53,12 @@ class ReaderSettings:
     ----------
     token_radius_frac : (float, float)
         Plausible face radius, fractions of the plate radius.
+    face_rule : FaceRule
+        Red/white thresholds.
     """
 
     token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
+    face_rule: FaceRule = DEFAULT_FACE_RULE
 
     def __post_init__(self) -> None:
         lo, hi = self.token_radius_frac
@@ -132,7 +135,8 @@ def _token_readings(view: CanonicalView, cands: list[Candidate], faces: list[Fac
     return tuple(out)
 
 
-def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit) -> tuple[str, str, list[Candidate],
+def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
+           face_rule: FaceRule = DEFAULT_FACE_RULE) -> tuple[str, str, list[Candidate],
                                                                                 list[FaceReading | None], float]:
     """Turn the stage results into a verdict.
 
@@ -146,7 +150,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit) -> tuple[s
     objects = [c for c in cands if c.kind == "object"]
     flat = [c for c in cands if c.kind in ("disc", "faint")]
     tokenish = [c for c in cands if c.kind != "object"]
-    faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r)
+    faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r,
+                                                     face_rule)
                                        if c.kind in ("disc", "faint") else None for c in cands]
 
     dome = covered_evidence(view)
@@ -212,6 +217,9 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
         16-bit is scaled to 8-bit.
     profile : calibration profile or None
         A studio profile from ``xocdia calibrate``; None uses the defaults.
+        Any object with ``reader_settings() -> ReaderSettings`` and
+        ``check_plate(ellipse) -> str | None`` (a reason when the plate is not
+        where the profile expects it: the camera has moved) will do.
 
     Returns
     -------
@@ -242,7 +250,7 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
     view = make_canonical_view(frame, plate.ellipse)
     search = find_tokens(view, token_radius_frac=settings.token_radius_frac)
-    verdict, reason, cands, faces, conf = decide(view, search, plate)
+    verdict, reason, cands, faces, conf = decide(view, search, plate, settings.face_rule)
     tokens = _token_readings(view, cands, faces)
     red = white = None
     if verdict == "outcome":
