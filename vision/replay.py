@@ -22,7 +22,7 @@ writes, in OUTDIR (default ``out/replay``):
 Exit codes: 0 ok; 1 when an outcome is wrong (an outcome whose red count
 differs from the label, or an outcome on a scene whose label is not an
 outcome; needs ``--labels``); 2 usage error (bad argument, a SOURCE that
-matches nothing, a bad profile); 130 interrupted (Ctrl-C; results.jsonl,
+matches nothing, a bad profile); 130 interrupted (Ctrl-C or SIGTERM; results.jsonl,
 summary.json and report.html then hold what was done).  Errors (corrupt
 files, truncated videos) never stop a run and do not change the exit code:
 they are rows with verdict ``error``, counted in the table and listed in the
@@ -51,7 +51,8 @@ INFLIGHT_PER_WORKER = 3
 #: JPEG quality of the annotated frames and thumbnails, 0..100.
 ANNOTATED_JPEG_QUALITY = 88
 THUMB_JPEG_QUALITY = 80
-#: Most frames listed (with thumbnails) in report.html; the rest are counted, and are in results.jsonl.
+#: Most entries listed (with thumbnails) in report.html; the rest are counted, and are in results.jsonl.
+#: Consecutive frames of a video with the same verdict (and label) are one entry.
 MAX_REPORT_ITEMS = 1000
 #: Longest wait for one frame from a worker before it becomes an error row, seconds
 #: (a worker that dies mid-frame would otherwise leave the run waiting for ever).
@@ -71,7 +72,7 @@ exit codes:
   1    with --labels: at least one wrong outcome (an outcome whose red count
        differs from the label, or an outcome on a scene labelled otherwise)
   2    usage error: bad option, a SOURCE that matches nothing, a bad profile
-  130  interrupted (Ctrl-C): results.jsonl, summary.json and report.html hold
+  130  interrupted (Ctrl-C or SIGTERM): results.jsonl, summary.json and report.html hold
        the frames read so far
 Corrupt images and truncated videos never stop a run and do not fail it: they
 become rows with verdict "error", counted in the table and listed in the report.
@@ -286,6 +287,28 @@ def _prepare_outdir(outdir: Path) -> None:
             old.unlink()
 
 
+def _raise_interrupt(signum, frame):  # noqa: ARG001
+    raise KeyboardInterrupt
+
+
+def _on_sigterm_interrupt():
+    """Make SIGTERM stop a run like Ctrl-C (partial results and report, exit 130);
+    returns the previous handler (None when not in the main thread)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    return signal.signal(signal.SIGTERM, _raise_interrupt)
+
+
+def _continues(prev: dict, item: dict) -> bool:
+    """Whether a listed video frame just extends the previous listed run (same video,
+    the row right after it, same verdict and label): the report then shows the run once."""
+    return (item["frame"] is not None and prev["frame"] is not None and prev["seq"] == item["seq"] - 1
+            and all(prev[k] == item[k] for k in ("source", "verdict", "red", "label", "wrong"))
+            and item["verdict"] != "error")
+
+
 def replay(sources: list[str], *, outdir: str | os.PathLike = DEFAULT_OUT, labels: str | None = None,
            profile: str | None = None, workers: int = 1, stride: int = 1, max_pixels: int = DEFAULT_MAX_PIXELS,
            progress: bool | None = None, stdout=None) -> int:
@@ -318,6 +341,7 @@ def replay(sources: list[str], *, outdir: str | os.PathLike = DEFAULT_OUT, label
     pool = None
     tasks = iter_tasks(units, finder, stride)
     results_path = out / "results.jsonl"
+    old_term = _on_sigterm_interrupt()
     with open(results_path, "w", encoding="utf-8") as fh:
         try:
             if workers == 1:
@@ -336,12 +360,15 @@ def replay(sources: list[str], *, outdir: str | os.PathLike = DEFAULT_OUT, label
                 fh.flush()
                 bucket = counter.add(row, task.label)
                 if needs_listing(row, task.label):
-                    if len(listed) < MAX_REPORT_ITEMS:
-                        listed.append({"source": row["source"], "frame": row.get("frame"),
-                                       "timestamp_ms": row.get("timestamp_ms"), "verdict": row["verdict"],
-                                       "red": row["red"], "reason": row["reason"], "label": task.label,
-                                       "wrong": bucket == "wrong_outcome", "annotated": row["annotated"],
-                                       "thumb": thumb})
+                    item = {"source": row["source"], "frame": row.get("frame"),
+                            "timestamp_ms": row.get("timestamp_ms"), "verdict": row["verdict"], "red": row["red"],
+                            "reason": row["reason"], "label": task.label, "wrong": bucket == "wrong_outcome",
+                            "annotated": row["annotated"], "thumb": thumb, "count": 1, "seq": task.seq}
+                    if listed and _continues(listed[-1], item):
+                        listed[-1].update(count=listed[-1]["count"] + 1, seq=task.seq, frame_last=item["frame"],
+                                          timestamp_ms_last=item["timestamp_ms"])
+                    elif len(listed) < MAX_REPORT_ITEMS:
+                        listed.append(item)
                     else:
                         omitted += 1
                 bar.update()
@@ -355,6 +382,8 @@ def replay(sources: list[str], *, outdir: str | os.PathLike = DEFAULT_OUT, label
                     pool.close()
                 pool.join()
             bar.close()
+            if old_term is not None:
+                signal.signal(signal.SIGTERM, old_term)
     table = counter.table()
     exit_code = 130 if interrupted else (1 if table["total"]["wrong_outcome"] else 0)
     summary = {
@@ -385,4 +414,7 @@ def run(args) -> int:
                       workers=args.workers, stride=args.stride, max_pixels=args.max_pixels)
     except (SourceError, ProfileError) as exc:
         print(f"xocdia replay: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:  # --profile before the calibration package exists
+        print(f"xocdia replay: --profile {args.profile}: cannot load profiles ({exc})", file=sys.stderr)
         return 2

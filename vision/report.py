@@ -76,12 +76,22 @@ def _confusion_html(conf: dict) -> str:
     return f"<table>\n<thead>{head}</thead>\n<tbody>\n" + "\n".join(body) + "\n</tbody>\n</table>"
 
 
+def _seconds(ms: float | None) -> str:
+    return "" if ms is None else f"{ms / 1000:.2f}"
+
+
 def _where(item: dict) -> str:
     text = item["source"]
-    if item.get("frame") is not None:
-        text += f" \u00b7 frame {item['frame']}"
-        if item.get("timestamp_ms") is not None:
-            text += f" ({item['timestamp_ms'] / 1000:.2f} s)"
+    if item.get("frame") is None:
+        return text
+    if item.get("count", 1) > 1:
+        text += f" \u00b7 frames {item['frame']}\u2013{item['frame_last']} ({item['count']} frames"
+        if item.get("timestamp_ms") is not None and item.get("timestamp_ms_last") is not None:
+            text += f", {_seconds(item['timestamp_ms'])}\u2013{_seconds(item['timestamp_ms_last'])} s"
+        return text + "; the first is shown)"
+    text += f" \u00b7 frame {item['frame']}"
+    if item.get("timestamp_ms") is not None:
+        text += f" ({_seconds(item['timestamp_ms'])} s)"
     return text
 
 
@@ -139,10 +149,11 @@ def render_report(summary: dict, listed: list[dict], omitted: int = 0) -> str:
             parts += ["<h2>Confusion (label verdict by reader verdict)</h2>", _confusion_html(summary["confusion"])]
     wrong = [i for i in listed if i.get("wrong")]
     others = [i for i in listed if not i.get("wrong")]
+    n_others = sum(i.get("count", 1) for i in others)
     if wrong:
-        parts += [f"<h2>Wrong outcomes ({len(wrong)})</h2>", '<div class="grid">',
+        parts += [f"<h2>Wrong outcomes ({sum(i.get('count', 1) for i in wrong)})</h2>", '<div class="grid">',
                   *(_figure(i) for i in wrong), "</div>"]
-    parts += [f"<h2>Frames that were not an outcome ({len(others)})</h2>"]
+    parts += [f"<h2>Frames that were not an outcome ({n_others})</h2>"]
     if others:
         parts += ['<div class="grid">', *(_figure(i) for i in others), "</div>"]
     else:
@@ -168,7 +179,9 @@ def write_report(outdir: str | Path, summary: dict, listed: list[dict], omitted:
         ``labels``, ``workers``, ``stride``, ``elapsed_s``, ``interrupted``).
     listed : list of dict
         Frames to show: ``source``, ``frame``, ``timestamp_ms``, ``verdict``,
-        ``red``, ``reason``, ``label``, ``wrong``, ``annotated``, ``thumb``.
+        ``red``, ``reason``, ``label``, ``wrong``, ``annotated``, ``thumb``;
+        a run of consecutive video frames also has ``count`` > 1,
+        ``frame_last`` and ``timestamp_ms_last``.
     omitted : int
         Frames that qualified but are not shown (over the listing cap).
     """
