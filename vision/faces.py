@@ -1,7 +1,8 @@
 """Stage 3: decide whether each flat face is red or white.
 
 The decision uses the red-green axis a* of CIE Lab, measured relative to the
-plate right next to the token (the plate is the frame's own reference: a
+plate right next to the token (a plate with negative a*, a green or blue
+glaze, counts as neutral) (the plate is the frame's own reference: a
 colour cast from the light, the white balance or the exposure moves plate and
 token together).  Colour temperature moves colours mostly along b*
 (blue-yellow), so a* keeps red and white apart from 2700 K to 7000 K.
@@ -19,9 +20,9 @@ import numpy as np
 from .canonical import CanonicalView
 
 #: A face is red when its a* exceeds the plate's by at least this (Lab units).
-RED_MIN_DELTA_A = 16.0
+RED_MIN_DELTA_A = 18.0
 #: A face is white when its a* exceeds the plate's by at most this (Lab units).
-WHITE_MAX_DELTA_A = 8.0
+WHITE_MAX_DELTA_A = 12.0
 #: Part of the face sampled, fraction of the token radius (avoids the outline,
 #: the side wall and the shadow).
 FACE_SAMPLE_FRAC = 0.6
@@ -141,7 +142,11 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     plate = view.background[y0:y1, x0:x1][sel]
     if face.shape[0] < 3:
         return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
-    diff = np.median(face, axis=0) - np.median(plate, axis=0)
+    plate_ref = np.median(plate, axis=0)
+    # The plate is the white reference, but only as far as neutral: a green or
+    # blue glaze (negative a*) would make every white face look reddish.
+    plate_ref[1] = max(float(plate_ref[1]), 0.0)
+    diff = np.median(face, axis=0) - plate_ref
     delta_l, delta_a, delta_b = (float(v) for v in diff)
     chroma = math.hypot(delta_a, delta_b)
     mid = 0.5 * (rule.red_min_delta_a + rule.white_max_delta_a)

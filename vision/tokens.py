@@ -74,10 +74,22 @@ EDGE_SECTOR_SHARE = 0.35
 #: A faint disc's own region (see :func:`faint_extent`) may be at most this
 #: many face areas; larger is two faces, one partly on the other.
 FAINT_MAX_AREA = 1.4
+#: A faint face's region must be this round (minor / major); a flat face
+#: is a circle in the canonical view, a 12 deg tilt still gives 0.98.
+FAINT_MIN_AXIS_RATIO = 0.8
+#: Two faint faces whose centres are at least this many radii apart touch;
+#: closer, one lies partly on the other.
+TOUCHING_MIN_DIST_RADII = 1.85
+#: A region of two touching faces covers at most this many face areas.
+PAIR_MAX_AREA = 2.4
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
 #: Faint discs are looked for with their centre inside this fraction of the plate radius.
 FAINT_SEARCH_RADIUS_FRAC = 0.72
+#: Blobs this many times above the blob threshold measure the token radius.
+RADIUS_MIN_CONTRAST_RATIO = 2.0
+#: A faint disc's centre must be this many token radii from any blob's centre.
+FAINT_MIN_BLOB_DIST_RADII = 1.7
 #: Candidate token radii tried when no clear disc gives the size, fraction of plate radius.
 RADIUS_SCAN_STEP = 1.08
 
@@ -305,7 +317,8 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     return kept
 
 
-def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[float, float]:
+def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
+                 ) -> tuple[float, float, float, tuple[float, float], float]:
     """Area and axis ratio of the region around a faint disc that differs from
     the plate the way its centre does.
 
@@ -319,6 +332,14 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float) -> 
         Region area, canonical pixels squared (0 when empty).
     axis_ratio : float
         Minor / major axis of the region's moment ellipse, in [0, 1].
+    pair_dist_px : float
+        If the region is two faces of ``radius_px`` side by side, the distance
+        between their centres (from the variance along the major axis:
+        lambda1 = (d / 2)^2 + r^2 / 4); 0 when the region is one face or less.
+    centroid : (float, float)
+        Region centroid, canonical pixels.
+    major_angle_rad : float
+        Direction of the major axis.
     """
     s = residual.shape[0]
     half = int(math.ceil(2.2 * radius_px))
@@ -327,27 +348,32 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float) -> 
     patch = residual[y0:y1, x0:x1]
     rr, cc = np.mgrid[y0:y1, x0:x1]
     face = (cc - x) ** 2 + (rr - y) ** 2 < (0.6 * radius_px) ** 2
+    empty = (0.0, 0.0, 0.0, (x, y), 0.0)
     if not face.any():
-        return 0.0, 0.0
+        return empty
     mean = patch[face].mean(axis=0)
     norm = float(np.linalg.norm(mean))
     if norm <= 0:
-        return 0.0, 0.0
+        return empty
     proj = patch @ (mean / norm)
     region = (proj > 0.5 * norm).astype(np.uint8)
     n, labels = cv2.connectedComponents(region, connectivity=8)
     centre_label = labels[min(max(int(round(y)) - y0, 0), y1 - y0 - 1), min(max(int(round(x)) - x0, 0), x1 - x0 - 1)]
     if centre_label == 0:
-        return 0.0, 0.0
+        return empty
     sel = labels == centre_label
     area = float(sel.sum())
     m = cv2.moments(sel.astype(np.uint8), binaryImage=True)
     if m["m00"] <= 0:
-        return 0.0, 0.0
+        return empty
     mu20, mu02, mu11 = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
     common = math.sqrt(max((mu20 - mu02) ** 2 + 4 * mu11 ** 2, 0.0))
     l1, l2 = (mu20 + mu02 + common) / 2, (mu20 + mu02 - common) / 2
-    return area, float(math.sqrt(max(l2, 0.0) / l1)) if l1 > 0 else 0.0
+    ratio = float(math.sqrt(max(l2, 0.0) / l1)) if l1 > 0 else 0.0
+    pair = 2.0 * math.sqrt(max(l1 - radius_px ** 2 / 4.0, 0.0)) if area > FAINT_MAX_AREA * math.pi * radius_px ** 2 \
+        else 0.0
+    centroid = (x0 + m["m10"] / m["m00"], y0 + m["m01"] / m["m00"])
+    return area, ratio, pair, centroid, 0.5 * math.atan2(2 * mu11, mu20 - mu02)
 
 
 def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
@@ -384,7 +410,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {token_radius_frac}")
     R = view.plate_radius_px
     lo_px, hi_px = lo_frac * R, hi_frac * R
-    mask, _ = _blob_mask(view)
+    mask, threshold = _blob_mask(view)
     blobs = _blobs(view, mask, min_area_px=0.15 * math.pi * lo_px ** 2)
 
     # 1. The token radius, from blobs that look like one flat face.
@@ -400,8 +426,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     if disc_like:
         # Two touching or overlapping faces can pass as one disc only if much
         # larger; the smallest clear discs give the size.
-        radii = sorted(b.equiv_radius for b in disc_like)
-        token_r = float(np.median(radii[: max(1, (len(radii) + 1) // 2)]))
+        # A blob's area is cut at the threshold, so a faint face measures
+        # small; faces well above the threshold give the true size.
+        strong = [b for b in disc_like if b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold] or disc_like
+        token_r = float(np.median([b.equiv_radius for b in strong]))
         radius_source = "discs"
     else:
         token_r = _radius_from_discs(residual, allowed, lo_px, hi_px)
@@ -413,6 +441,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # 2. Classify each blob by its shape.
     cands: list[Candidate] = []
     suspects: list[tuple[float, float, float]] = []
+    weak: list[_Blob] = []
     for b in blobs:
         rel_area = b.area / face_area
         common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
@@ -439,18 +468,36 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                                        "disc", b.area / 2.0, **common))
         elif rel_area > 3.0 or b.major > 4.5 * token_r:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
+        elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
+              and not (b.solidity >= DISC_MIN_SOLIDITY and b.axis_ratio < FAINT_MIN_AXIS_RATIO)):
+            # A pale face barely above the threshold breaks into fragments;
+            # let the disc filter judge it as a whole.
+            weak.append(b)
         elif rel_area > DISC_AREA_RANGE[1]:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "overlap", b.area, **common))
         else:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
 
     # 3. Faint discs, where no blob already is.
+    if weak:
+        weak_ids = {id(b) for b in weak}
+        keep = np.zeros(mask.shape, np.uint8)
+        for b in blobs:
+            if id(b) not in weak_ids:
+                keep[b.mask] = 1
+        claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
+        residual = view.residual.copy()
+        residual[claimed.astype(bool)] = 0.0
+        blobs = [b for b in blobs if id(b) not in weak_ids]
     resp = disc_response(residual, token_r)
     vals = resp[allowed]
     noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
     min_resp = max(EDGE_MIN_CONTRAST, float(np.median(vals)) + EDGE_NOISE_UNITS * noise)
     search = allowed & (claimed == 0)
+    blob_centres = [(b.x, b.y) for b in blobs]
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
+        if any(math.hypot(x - bx, y - by) < FAINT_MIN_BLOB_DIST_RADII * token_r for bx, by in blob_centres):
+            continue  # a blob's own shadow or wall; a real face this close would overlap it
         if resp[y, x] < min_resp:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
@@ -461,9 +508,21 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
             continue
-        area, ratio = faint_extent(residual, float(x), float(y), token_r)
-        kind = "faint" if area <= FAINT_MAX_AREA * face_area and ratio >= DISC_MIN_AXIS_RATIO else "overlap"
-        cands.append(Candidate(float(x), float(y), token_r, kind, area, ratio, 1.0, contrast))
+        area, ratio, pair, (gx, gy), theta = faint_extent(view.residual, float(x), float(y), token_r)
+        if area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO:
+            cands.append(Candidate(float(x), float(y), token_r, "faint", area, ratio, 1.0, contrast))
+        elif pair >= TOUCHING_MIN_DIST_RADII * token_r and area <= PAIR_MAX_AREA * face_area:
+            # two faint faces side by side, as far apart as touching faces are
+            for sgn in (-1.0, 1.0):
+                px, py = gx + sgn * pair / 2 * math.cos(theta), gy + sgn * pair / 2 * math.sin(theta)
+                if any(c.kind == "faint" and math.hypot(c.x - px, c.y - py) < token_r for c in cands):
+                    continue
+                cands.append(Candidate(px, py, token_r, "faint", area / 2, 1.0, 1.0, contrast))
+        elif area > FAINT_MAX_AREA * face_area:
+            cands.append(Candidate(float(x), float(y), token_r, "overlap", area, ratio, 1.0, contrast))
+        else:
+            # one face's size but not round: an upright or steeply tilted token
+            cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
     faint = [c.contrast for c in cands if c.kind == "faint"]
