@@ -49,6 +49,9 @@ ANGLE_TOLERANCE_DEG = 8.0
 #: 1 - b/a above which the ellipse's angle is meaningful.
 ANGLE_MIN_FLATTENING = 0.04
 
+#: A profile is a few kilobytes; anything much larger is not one.
+MAX_PROFILE_CHARS = 1_000_000
+
 THRESHOLD_FIELDS = ("red_min_delta_a", "white_max_delta_a", "red_min_abs_a", "white_max_abs_a", "red_min_chroma")
 
 
@@ -316,8 +319,12 @@ def load_profile(path: str | os.PathLike) -> Profile:
         text = Path(path).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise ProfileError(f"{source}: cannot read profile: {exc}") from None
+    if len(text) > MAX_PROFILE_CHARS:
+        raise ProfileError(f"{source}: too large for a profile ({len(text)} characters, at most {MAX_PROFILE_CHARS})")
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError(f"{source}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except (ValueError, RecursionError) as exc:  # e.g. an integer of 5000 digits, nesting 100000 deep
+        raise ProfileError(f"{source}: not a usable JSON profile ({type(exc).__name__}: {str(exc)[:120]})") from None
     return profile_from_dict(data, source)
