@@ -33,8 +33,11 @@ SUSPECT_MIN_CONTRAST = 3.0
 SUSPECT_MIN_SECTORS = 6
 #: ... unless it lies within this many token radii of a kept token ...
 SUSPECT_EXCLUSION_RADII = 2.0
-#: ... or is weaker than this share of the weakest kept faint face.
+#: ... or is weaker than this share of the weakest kept faint face ...
 SUSPECT_REL_CONTRAST = 0.5
+#: ... or its region is not token-like: area (face areas) and axis ratio.
+SUSPECT_AREA_RANGE = (0.4, 1.6)
+SUSPECT_MIN_AXIS_RATIO = 0.5
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -80,8 +83,12 @@ FAINT_MIN_AXIS_RATIO = 0.8
 #: Two faint faces whose centres are at least this many radii apart touch;
 #: closer, one lies partly on the other.
 TOUCHING_MIN_DIST_RADII = 1.85
-#: A region of two touching faces covers at most this many face areas.
+#: A region of two touching faces covers at most this many face areas ...
 PAIR_MAX_AREA = 2.4
+#: ... each half of it this many (a pale face measures smaller than a red one) ...
+PAIR_HALF_AREA = (0.5, 1.3)
+#: ... and their centres are at most this many radii apart.
+PAIR_MAX_DIST_RADII = 2.4
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
 #: Faint discs are looked for with their centre inside this fraction of the plate radius.
@@ -230,6 +237,43 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
     return out
 
 
+def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, float], float]] | None:
+    """Split a region into two touching faces, or say it is not two touching faces.
+
+    The region's pixels are divided into two groups by 2-means on their
+    coordinates: two touching discs divide at their common tangent, so each
+    group's centroid is a disc's centre.
+
+    Parameters
+    ----------
+    region : ndarray, bool, (S, S)
+    radius_px : float
+        The frame's token radius, canonical pixels.
+
+    Returns
+    -------
+    ``[((x, y), area_px), ((x, y), area_px)]`` when both halves are one face
+    each (area ``PAIR_HALF_AREA`` of a face) and their centres at least
+    ``TOUCHING_MIN_DIST_RADII`` radii apart; None otherwise (one face, an
+    overlap, or more than two).
+    """
+    rr, cc = np.nonzero(region)
+    face_area = math.pi * radius_px ** 2
+    if rr.size < 2 * PAIR_HALF_AREA[0] * face_area or rr.size > 2 * PAIR_HALF_AREA[1] * face_area:
+        return None
+    pts = np.stack([cc, rr], axis=1).astype(np.float32)
+    criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
+    _, labels, centres = cv2.kmeans(pts, 2, None, criteria, attempts=1, flags=cv2.KMEANS_PP_CENTERS)
+    labels = labels.ravel()
+    areas = [float((labels == k).sum()) for k in (0, 1)]
+    dist = float(np.hypot(*(centres[0] - centres[1])))
+    if dist < TOUCHING_MIN_DIST_RADII * radius_px or dist > PAIR_MAX_DIST_RADII * radius_px:
+        return None
+    if not all(PAIR_HALF_AREA[0] * face_area <= a <= PAIR_HALF_AREA[1] * face_area for a in areas):
+        return None
+    return [((float(centres[k][0]), float(centres[k][1])), areas[k]) for k in (0, 1)]
+
+
 def _disc_kernel(radius_px: float) -> np.ndarray:
     """Zero-mean kernel: +mean over the face disc, -mean over the surround ring."""
     half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
@@ -376,6 +420,12 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
     return area, ratio, pair, centroid, 0.5 * math.atan2(2 * mu11, mu20 - mu02)
 
 
+def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float) -> bool:
+    area, ratio, *_ = faint_extent(residual, x, y, radius_px)
+    rel = area / (math.pi * radius_px ** 2)
+    return SUSPECT_AREA_RANGE[0] <= rel <= SUSPECT_AREA_RANGE[1] and ratio >= SUSPECT_MIN_AXIS_RATIO
+
+
 def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
     """The radius whose disc filter gives the strongest four peaks (0 when none)."""
     best_r, best_score = 0.0, 0.0
@@ -459,13 +509,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "disc", b.area, **common))
         elif thin_bar:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
-        elif 1.7 <= rel_area <= 2.35 and b.major >= 3.7 * token_r and b.solidity >= 0.8:
-            # Two faces side by side: centres 2r apart along the major axis.
-            t = math.radians(b.angle_deg)
-            half = (b.major - 2 * token_r) / 2.0
-            for sgn in (-1.0, 1.0):
-                cands.append(Candidate(b.x + sgn * half * math.cos(t), b.y + sgn * half * math.sin(t), token_r,
-                                       "disc", b.area / 2.0, **common))
+        elif (pair := split_pair(b.mask, token_r)) is not None:
+            # Two faces side by side, as far apart as touching faces are.
+            for (px, py), area in pair:
+                cands.append(Candidate(px, py, token_r, "disc", area, **common))
         elif rel_area > 3.0 or b.major > 4.5 * token_r:
             cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
         elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
@@ -495,6 +542,11 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     min_resp = max(EDGE_MIN_CONTRAST, float(np.median(vals)) + EDGE_NOISE_UNITS * noise)
     search = allowed & (claimed == 0)
     blob_centres = [(b.x, b.y) for b in blobs]
+    # For measuring a faint face's extent: only the blobs' own pixels removed,
+    # so a pale face beside a red one keeps its whole outline.
+    bare_residual = view.residual.copy()
+    for b in blobs:
+        bare_residual[b.mask] = 0.0
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
         if any(math.hypot(x - bx, y - by) < FAINT_MIN_BLOB_DIST_RADII * token_r for bx, by in blob_centres):
             continue  # a blob's own shadow or wall; a real face this close would overlap it
@@ -508,7 +560,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
             continue
-        area, ratio, pair, (gx, gy), theta = faint_extent(view.residual, float(x), float(y), token_r)
+        area, ratio, pair, (gx, gy), theta = faint_extent(bare_residual, float(x), float(y), token_r)
         if area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO:
             cands.append(Candidate(float(x), float(y), token_r, "faint", area, ratio, 1.0, contrast))
         elif pair >= TOUCHING_MIN_DIST_RADII * token_r and area <= PAIR_MAX_AREA * face_area:
@@ -528,6 +580,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     faint = [c.contrast for c in cands if c.kind == "faint"]
     floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
     suspects = [(x, y, c) for x, y, c in suspects
-                if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)]
+                if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
+                and _token_like(bare_residual, x, y, token_r)]
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
