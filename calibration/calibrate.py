@@ -48,6 +48,10 @@ TOKEN_RADIUS_SLACK = 0.15
 MIN_CLUSTER_GAP = 8.0
 #: ... and at least this many times the larger group's robust spread.
 MIN_GAP_SPREAD_RATIO = 1.5
+#: All faces are one colour when their a* range is below MIN_CLUSTER_GAP or
+#: this share of their median a* over the plate (red faces vary more), or when
+#: the default rule calls every one of them the same colour.
+SINGLE_COLOUR_REL_RANGE = 0.5
 #: Thresholds sit this far across the gap from each class' closest member
 #: (fraction of the gap); the band between them is undecided.
 BOUNDARY_FRAC = 0.6
@@ -263,6 +267,15 @@ def split_colours(values: list[float]) -> tuple[float, int, float]:
     return float(gaps[k]), k + 1, max(spread(lo), spread(hi))
 
 
+def default_colour(f: FaceSample, rule: FaceRule = DEFAULT_FACE_RULE) -> str:
+    """The colour the (default) rule gives a measured face: red, white or unknown."""
+    if f.delta_a >= rule.red_min_delta_a and f.chroma >= rule.red_min_chroma and f.abs_a >= rule.red_min_abs_a:
+        return "red"
+    if f.delta_a <= rule.white_max_delta_a and f.abs_a <= rule.white_max_abs_a:
+        return "white"
+    return "unknown"
+
+
 def _boundaries(white_max: float, red_min: float, red_default: float, white_default: float, red_floor: float,
                 white_ceil: float) -> tuple[float, float]:
     """(red threshold, white threshold) between the classes' closest members.
@@ -391,7 +404,9 @@ def calibrate_frames(frames: list[tuple[str, np.ndarray, str]], *, empty: tuple[
     frame_level_ok = not any(p.fatal for p in problems)
     if frame_level_ok and faces:
         da = [f.delta_a for f in faces]
-        if max(da) - min(da) < MIN_CLUSTER_GAP:
+        default_faces = {default_colour(f) for f in faces}
+        if (max(da) - min(da) < max(MIN_CLUSTER_GAP, SINGLE_COLOUR_REL_RANGE * abs(float(np.median(da))))
+                or default_faces in ({"red"}, {"white"})):
             problems.append(Problem(None, f"need both colours among the calibration frames: all {len(faces)} faces "
                                     f"look alike (a* over the plate from {min(da):+.1f} to {max(da):+.1f}); "
                                     "turn some tokens over", "one_colour"))

@@ -14,6 +14,7 @@ from . import __version__
 
 #: (name, module, one-line help)
 COMMANDS: list[tuple[str, str, str]] = [
+    ("calibrate", "calibration.cli", "learn a studio profile from a few frames of the plate with four flat tokens"),
     ("read", "vision.read_cli", "read still frames and print one JSON verdict per image"),
     ("replay", "vision.replay", "replay images, folders, globs or videos through the reader; annotated frames, HTML report, accuracy"),
     ("rtp", "settlement.rtp_cli", "print the exact return to player of every bet type (--simulate N to cross-check)"),
