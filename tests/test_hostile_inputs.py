@@ -285,9 +285,6 @@ def test_malformed_profile_is_a_clear_usage_error(tmp_path, case):
 
 
 @pytest.mark.parametrize("case", ["deep_nesting", "huge_integer"])
-@pytest.mark.xfail(strict=True, reason="FINDING (calibration/profile.py load_profile): json.loads raises "
-                   "RecursionError on deeply nested JSON and ValueError on an integer over 4300 digits; "
-                   "only JSONDecodeError is caught, so `xocdia read --profile` dies with a traceback")
 def test_pathological_profile_json_is_a_clear_usage_error(tmp_path, case):
     pytest.importorskip("calibration.profile")
     text = "[" * 100_000 + "]" * 100_000 if case == "deep_nesting" else \
