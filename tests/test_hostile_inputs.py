@@ -291,3 +291,11 @@ def test_pathological_profile_json_is_a_clear_usage_error(tmp_path, case):
         '{"format": "xocdia-profile", "version": 1' + "0" * 5000 + "}"
     p, out = _run_read_with_profile(tmp_path, text)
     assert out.returncode == 2 and "Traceback" not in out.stderr and str(p) in out.stderr, out.stderr[-500:]
+
+
+def test_cli_read_honours_xocdia_max_pixels():
+    env = dict(os.environ, XOCDIA_MAX_PIXELS="1000")
+    out = subprocess.run([sys.executable, "-m", "vision", "read", str(GOOD)], capture_output=True, text=True,
+                         timeout=120, cwd=ROOT, env=env)
+    row = json.loads(out.stdout)
+    assert out.returncode == 1 and row["verdict"] == "error" and "over the limit of 1000 px" in row["reason"]
