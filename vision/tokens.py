@@ -237,6 +237,43 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
     return out
 
 
+def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
+    """Radius of a blob measured at half its own contrast.
+
+    A blob cut at a fixed threshold measures small when its contrast is
+    near that threshold; cut at half of its own peak (the 90th percentile of
+    its colour difference) a pale face and a red face measure alike.
+
+    Parameters
+    ----------
+    delta_e : ndarray, float32, (S, S), Lab units
+    blob : ndarray, bool, (S, S)
+
+    Returns
+    -------
+    float
+        Equivalent-area radius, pixels, of the region above half the blob's
+        peak that contains the blob (within a window of twice its size).
+    """
+    rr, cc = np.nonzero(blob)
+    if rr.size == 0:
+        return 0.0
+    peak = float(np.percentile(delta_e[rr, cc], 90))
+    eq = math.sqrt(rr.size / math.pi)
+    pad = int(math.ceil(eq)) + 2
+    s = delta_e.shape[0]
+    y0, y1 = max(0, rr.min() - pad), min(s, rr.max() + pad + 1)
+    x0, x1 = max(0, cc.min() - pad), min(s, cc.max() + pad + 1)
+    region = (delta_e[y0:y1, x0:x1] > 0.5 * peak).astype(np.uint8)
+    n, labels = cv2.connectedComponents(region, connectivity=8)
+    inside = labels[blob[y0:y1, x0:x1]]
+    inside = inside[inside > 0]
+    if inside.size == 0:
+        return eq
+    main = np.bincount(inside).argmax()
+    return math.sqrt(float((labels == main).sum()) / math.pi)
+
+
 def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, float], float]] | None:
     """Split a region into two touching faces, or say it is not two touching faces.
 
@@ -479,7 +516,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         # A blob's area is cut at the threshold, so a faint face measures
         # small; faces well above the threshold give the true size.
         strong = [b for b in disc_like if b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold] or disc_like
-        token_r = float(np.median([b.equiv_radius for b in strong]))
+        token_r = float(np.median([half_max_radius(view.delta_e, b.mask) for b in strong]))
         radius_source = "discs"
     else:
         token_r = _radius_from_discs(residual, allowed, lo_px, hi_px)
