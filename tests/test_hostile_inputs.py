@@ -51,8 +51,8 @@ def _jpeg_claiming(data: bytes, w: int, h: int) -> bytes:
 #: name -> (bytes builder taking the good JPEG's bytes, words the reason must contain)
 BAD_FILES = {
     "empty.jpg": (lambda g: b"", "empty file"),
-    "truncated.jpg": (lambda g: g[: len(g) // 2], "truncated JPEG"),
-    "truncated_tail.jpg": (lambda g: g[:-3], "truncated JPEG"),
+    "truncated.jpg": (lambda g: g[: len(g) // 2], "truncated or corrupt JPEG"),
+    "truncated_tail.jpg": (lambda g: g[:-3], "truncated or corrupt JPEG"),
     "truncated.png": (lambda g: (lambda p: p[: len(p) * 2 // 3])(_png(cv2.imdecode(np.frombuffer(g, np.uint8), 1))),
                       "truncated PNG"),
     "text.jpg": (lambda g: b"This is not a picture of the plate.\n" * 20, "not an image"),
@@ -157,7 +157,7 @@ def test_cli_read_good_bad_good(corpus):
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     assert [r["source"] for r in rows] == [str(GOOD), str(bad), str(GOOD2)]
     assert [r["verdict"] for r in rows] == ["outcome", "error", "outcome"]
-    assert str(bad) in rows[1]["reason"] and "truncated JPEG" in rows[1]["reason"]
+    assert str(bad) in rows[1]["reason"] and "truncated or corrupt JPEG" in rows[1]["reason"]
 
 
 def test_cli_read_whole_corpus_in_process(corpus, capsys):

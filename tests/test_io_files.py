@@ -141,7 +141,7 @@ def test_truncated_jpeg_with_exif_thumbnail_is_refused(image):
     app1 = b"Exif\0\0" + thumb
     data = body[:2] + b"\xff\xe1" + struct.pack(">H", len(app1) + 2) + app1 + body[2:]
     assert decode_image(data).shape == (72, 96, 3)
-    refused(decode_image, data[: len(data) - 200], match="truncated JPEG")
+    refused(decode_image, data[: len(data) - 200], match="truncated or corrupt JPEG")
 
 
 def test_jpeg_with_trailing_bytes_is_read(image):
@@ -283,3 +283,23 @@ def test_to_bgr8_layouts(image):
     ro.flags.writeable = False
     assert to_bgr8(ro) is ro
     assert to_bgr8(np.zeros((40, 40, 1), np.uint8)).shape == (40, 40, 3)
+
+
+@pytest.mark.parametrize("kind", ["jpeg-segments", "jpeg-no-ff", "png-chunks"])
+def test_pathological_structure_is_refused_quickly(image, kind):
+    """Millions of tiny segments, or megabytes without a marker, must not make
+    the structure walk slow (it is bounded and uses C-level searches)."""
+    import time
+
+    sof = encode(image, ".jpg")[:2000]
+    i = sof.index(b"\xff\xc0")
+    head = sof[: i + 2 + struct.unpack(">H", sof[i + 2 : i + 4])[0]]
+    if kind == "jpeg-segments":
+        data = head + b"\xff\xfe\x00\x02" * 1_000_000
+    elif kind == "jpeg-no-ff":
+        data = head + b"\xff\xfe\x00\x02" + b"\x00" * 8_000_000
+    else:
+        data = encode(image, ".png")[:33] + (struct.pack(">I", 0) + b"tEXt" + struct.pack(">I", zlib.crc32(b"tEXt"))) * 500_000
+    t0 = time.perf_counter()
+    refused(decode_image, data, match="corrupt")
+    assert time.perf_counter() - t0 < 2.0

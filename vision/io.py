@@ -34,6 +34,8 @@ MIN_SIDE_PX = 32
 MAX_FILE_BYTES_PER_PIXEL = 8
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
+#: Most JPEG segments or PNG chunks walked (real files have under a thousand).
+MAX_SEGMENTS = 100_000
 _PNG_SIG = b"\x89PNG\r\n\x1a\n"
 _JPEG_SCAN_END = re.compile(rb"\xff[^\x00\xd0-\xd7\xff]")  # first marker after entropy-coded data
 
@@ -64,9 +66,13 @@ def image_format(data: bytes) -> str | None:
 def _jpeg_walk(data: bytes) -> tuple[tuple[int, int] | None, bool]:
     """(size from the SOF marker or None, whether the end-of-image marker is reached)."""
     size, i, n = None, 2, len(data)
-    while i + 4 <= n:
+    for _ in range(MAX_SEGMENTS):
+        if i + 4 > n:
+            break
         if data[i] != 0xFF:
-            i += 1
+            i = data.find(b"\xff", i)
+            if i < 0:
+                return size, False
             continue
         marker = data[i + 1]
         if marker == 0xFF:
@@ -155,10 +161,12 @@ def truncation(data: bytes, fmt: str) -> str | None:
     """
     n = len(data)
     if fmt == "jpeg" and not _jpeg_walk(data)[1]:
-        return "truncated JPEG (the data stops before the end-of-image marker)"
+        return "truncated or corrupt JPEG (no end-of-image marker after its segments)"
     if fmt == "png":
         i = 8
-        while i + 12 <= n:
+        for _ in range(MAX_SEGMENTS):
+            if i + 12 > n:
+                break
             (length,) = struct.unpack(">I", data[i : i + 4])
             ctype = data[i + 4 : i + 8]
             if i + 12 + length > n:
@@ -169,7 +177,7 @@ def truncation(data: bytes, fmt: str) -> str | None:
             if ctype == b"IEND":
                 return None
             i += 12 + length
-        return "truncated PNG (no IEND chunk)"
+        return "truncated or corrupt PNG (no IEND chunk)"
     if fmt == "bmp" and n >= 34:
         (offset,) = struct.unpack("<I", data[10:14])
         if struct.unpack("<I", data[14:18])[0] == 12:
