@@ -1,0 +1,39 @@
+"""Helpers for the monitor tests: render a small synthesized clip (cached per process) and run it."""
+from __future__ import annotations
+
+import functools
+
+from vision.monitor import MonitorConfig, RoundMonitor
+from vision.synth_clip import render_clip
+
+#: Small clips keep the suite fast; the reader still reads most reveals at this size.
+SIZE = (480, 270)
+FPS = 12.5
+
+
+@functools.lru_cache(maxsize=32)
+def clip_frames(seed: int, variant: str, fps: float = FPS, size: tuple = SIZE):
+    clip = render_clip(seed, variant, fps=fps, size=size)
+    frames = list(clip.frames)
+    return clip, frames
+
+
+def run_clip(seed: int, variant: str, *, fps: float = FPS, size: tuple = SIZE, betting: str = "auto",
+             config: MonitorConfig | None = None, monitor: RoundMonitor | None = None):
+    """Feed the clip to a monitor; return (clip, events, monitor).  ``betting``: ``auto`` (closed when
+    the bowl settles), ``signal`` (betting_closed at each ``settled``), ``never``."""
+    clip, frames = clip_frames(seed, variant, fps, size)
+    cfg = config or MonitorConfig(require_betting_closed=betting != "auto")
+    mon = monitor or RoundMonitor(cfg)
+    events = []
+    for frame, lab in zip(frames, clip.frame_labels):
+        evs = mon.feed(frame, lab["t"], lab["index"])
+        events += evs
+        if betting == "signal" and any(e["event"] == "settled" for e in evs):
+            events += mon.betting_closed(lab["t"])
+    events += mon.finish()
+    return clip, events, mon
+
+
+def final_events(events):
+    return [e for e in events if e["event"] in ("outcome", "void", "uncertain", "reshake", "cancelled")]
