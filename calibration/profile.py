@@ -33,6 +33,7 @@ from typing import Any
 from vision.errors import ProfileError
 from vision.faces import FaceRule
 from vision.reader import ReaderSettings
+from vision.tokens import DEFAULT_TOKEN_RADIUS_FRAC
 from vision.types import Ellipse
 
 FORMAT = "xocdia-profile"
@@ -124,7 +125,17 @@ class Profile:
 
     # -- the reader's interface -------------------------------------------------
     def reader_settings(self) -> ReaderSettings:
-        return ReaderSettings(token_radius_frac=tuple(self.token_radius_frac), face_rule=self.face_rule)
+        """The reader's settings: the learnt face rule; the learnt token radius as the floor of the search range.
+
+        The ceiling stays at least the default's: :func:`vision.tokens.find_tokens`
+        uses the range both as the token size and as the ceiling of its radius
+        scan, and a tight ceiling let a bowl's shading and overlapping pairs
+        pass as token-sized faint discs (measured on studio s1: a covered frame
+        read ``rearrange``, an overlap ``uncertain``).  See the report's
+        proposed reader hook (a separate expected radius).
+        """
+        lo, hi = self.token_radius_frac
+        return ReaderSettings(token_radius_frac=(lo, max(hi, DEFAULT_TOKEN_RADIUS_FRAC[1])), face_rule=self.face_rule)
 
     def check_plate(self, ellipse: Ellipse) -> str | None:
         """A reason naming the profile when the plate is not where the profile expects it, else None."""

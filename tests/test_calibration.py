@@ -220,3 +220,9 @@ def test_cli_usage_errors(tmp_path, frames_dir):
     assert out.returncode == 2 and "--out" in out.stderr
     out = _xocdia("calibrate", *cal, "--out", tmp_path / "p.json", "--check", tmp_path / "nowhere")
     assert out.returncode == 2 and "nowhere" in out.stderr
+
+
+def test_empty_frame_with_tokens_is_refused():
+    res = calibrate_frames([named(s) for s in CAL_SEEDS], empty=named(2))
+    (p,) = _refusal(res, "not_empty")
+    assert p.frame == "outcome_2.jpg" and "empty-plate frame" in p.message

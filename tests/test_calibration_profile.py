@@ -10,6 +10,7 @@ from calibration.profile import (FORMAT, VERSION, ColourModel, FaceModel, PlateT
 from vision.errors import ProfileError
 from vision.faces import FaceRule
 from vision.reader import ReaderSettings
+from vision.tokens import DEFAULT_TOKEN_RADIUS_FRAC
 from vision.types import Ellipse
 
 EYE = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
@@ -43,7 +44,7 @@ def test_round_trip(tmp_path):
     assert back.to_dict()["format"] == FORMAT and back.to_dict()["version"] == VERSION
     s = back.reader_settings()
     assert isinstance(s, ReaderSettings)
-    assert s.token_radius_frac == (0.1, 0.14)
+    assert s.token_radius_frac == (0.1, max(0.14, DEFAULT_TOKEN_RADIUS_FRAC[1]))  # learnt floor, default ceiling
     assert s.face_rule == FaceRule(20.0, 10.0, 25.0, 15.0, 12.0)
 
 
@@ -128,4 +129,4 @@ def test_read_cli_loads_profile(tmp_path):
 
     path = tmp_path / "studio.json"
     make_profile().save(path)
-    assert load_profile_arg(str(path)).reader_settings().token_radius_frac == (0.1, 0.14)
+    assert load_profile_arg(str(path)).reader_settings().token_radius_frac[0] == 0.1
