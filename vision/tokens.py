@@ -31,6 +31,9 @@ from .canonical import CanonicalView
 #: abstain rather than count four where there may be five.
 SUSPECT_MIN_CONTRAST = 3.0
 SUSPECT_MIN_SECTORS = 6
+#: Suspects are looked for with their centre inside this fraction of the plate
+#: radius: everywhere a token on the plate can lie, beyond the faint search.
+SUSPECT_SEARCH_RADIUS_FRAC = 0.92
 #: ... unless it lies within this many token radii of a kept token ...
 SUSPECT_EXCLUSION_RADII = 2.0
 #: ... or is weaker than this share of the weakest kept faint face ...
@@ -477,6 +480,45 @@ def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, 
     return best_r
 
 
+def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: float, cands: list[Candidate],
+                   suspects: list[tuple[float, float, float]], weak: list["_Blob"]) -> None:
+    """Append the candidate(s) one blob stands for, by its shape against one
+    face of radius ``token_r``; or note it as a suspect speck, or as a weak
+    (pale, fragmentary) blob for the disc filter; or drop it (glare)."""
+    rel_area = b.area / face_area
+    common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
+    thin_bar = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
+                and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
+                and b.contrast >= UPRIGHT_MIN_CONTRAST)
+    if rel_area < 0.12 and not thin_bar:
+        if rel_area >= 0.04 and b.contrast >= UPRIGHT_MIN_CONTRAST:
+            suspects.append((b.x, b.y, b.contrast))
+        return  # speck: glare, a chip in the glaze
+    if b.crosses_rim and rel_area > DISC_AREA_RANGE[1]:
+        cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
+    elif (b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
+          and DISC_AREA_RANGE[0] <= rel_area <= DISC_AREA_RANGE[1]):
+        cands.append(Candidate(b.x, b.y, b.equiv_radius, "disc", b.area, **common))
+    elif thin_bar:
+        cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
+    elif (pair := split_pair(b.mask, token_r)) is not None:
+        # Two faces side by side, as far apart as touching faces are.
+        for (px, py), area in pair:
+            cands.append(Candidate(px, py, token_r, "disc", area, **common))
+    elif rel_area > 3.0 or b.major > 4.5 * token_r:
+        cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
+    elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
+          and not (b.solidity >= DISC_MIN_SOLIDITY and b.axis_ratio < FAINT_MIN_AXIS_RATIO)):
+        # A pale face barely above the threshold breaks into fragments;
+        # let the disc filter judge it as a whole.
+        weak.append(b)
+    elif rel_area > DISC_AREA_RANGE[1]:
+        cands.append(Candidate(b.x, b.y, b.equiv_radius, "overlap", b.area, **common))
+    else:
+        cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
+
+
+
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
                 ) -> TokenSearch:
     """Find token candidates on the plate.
@@ -529,55 +571,30 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands: list[Candidate] = []
     suspects: list[tuple[float, float, float]] = []
     weak: list[_Blob] = []
+    used: set[int] = set()
     for b in blobs:
-        rel_area = b.area / face_area
-        common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
-        thin_bar = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
-                    and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
-                    and b.contrast >= UPRIGHT_MIN_CONTRAST)
-        if rel_area < 0.12 and not thin_bar:
-            if rel_area >= 0.04 and b.contrast >= UPRIGHT_MIN_CONTRAST:
-                suspects.append((b.x, b.y, b.contrast))
-            continue  # speck: glare, a chip in the glaze
-        if b.crosses_rim and rel_area > DISC_AREA_RANGE[1]:
-            cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
-        elif (b.axis_ratio >= DISC_MIN_AXIS_RATIO and b.solidity >= DISC_MIN_SOLIDITY
-              and DISC_AREA_RANGE[0] <= rel_area <= DISC_AREA_RANGE[1]):
-            cands.append(Candidate(b.x, b.y, b.equiv_radius, "disc", b.area, **common))
-        elif thin_bar:
-            cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
-        elif (pair := split_pair(b.mask, token_r)) is not None:
-            # Two faces side by side, as far apart as touching faces are.
-            for (px, py), area in pair:
-                cands.append(Candidate(px, py, token_r, "disc", area, **common))
-        elif rel_area > 3.0 or b.major > 4.5 * token_r:
-            cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
-        elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
-              and not (b.solidity >= DISC_MIN_SOLIDITY and b.axis_ratio < FAINT_MIN_AXIS_RATIO)):
-            # A pale face barely above the threshold breaks into fragments;
-            # let the disc filter judge it as a whole.
-            weak.append(b)
-        elif rel_area > DISC_AREA_RANGE[1]:
-            cands.append(Candidate(b.x, b.y, b.equiv_radius, "overlap", b.area, **common))
-        else:
-            cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
+        n_before = len(cands)
+        _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak)
+        if len(cands) > n_before:
+            used.add(id(b))
 
     # 3. Faint discs, where no blob already is.
-    if weak:
-        weak_ids = {id(b) for b in weak}
-        keep = np.zeros(mask.shape, np.uint8)
-        for b in blobs:
-            if id(b) not in weak_ids:
-                keep[b.mask] = 1
-        claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
-        residual = view.residual.copy()
-        residual[claimed.astype(bool)] = 0.0
-        blobs = [b for b in blobs if id(b) not in weak_ids]
+    # Only blobs that became candidates claim the plate: specks and pale
+    # fragments are left for the disc filter to judge as a whole.
+    blobs = [b for b in blobs if id(b) in used]
+    keep = np.zeros(mask.shape, np.uint8)
+    for b in blobs:
+        keep[b.mask] = 1
+    claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
+    residual = view.residual.copy()
+    residual[claimed.astype(bool)] = 0.0
     resp = disc_response(residual, token_r)
     vals = resp[allowed]
     noise = 1.4826 * float(np.median(np.abs(vals - np.median(vals))))
     min_resp = max(EDGE_MIN_CONTRAST, float(np.median(vals)) + EDGE_NOISE_UNITS * noise)
-    search = allowed & (claimed == 0)
+    # Faces are accepted only inside the well; the search for leftover
+    # evidence (suspects) reaches everywhere a token can lie.
+    search = (view.radius_px < SUSPECT_SEARCH_RADIUS_FRAC * R) & (claimed == 0)
     blob_centres = [(b.x, b.y) for b in blobs]
     # For measuring a faint face's extent: only the blobs' own pixels removed,
     # so a pale face beside a red one keeps its whole outline.
@@ -587,7 +604,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
         if any(math.hypot(x - bx, y - by) < FAINT_MIN_BLOB_DIST_RADII * token_r for bx, by in blob_centres):
             continue  # a blob's own shadow or wall; a real face this close would overlap it
-        if resp[y, x] < min_resp:
+        if resp[y, x] < min_resp or not allowed[y, x]:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
