@@ -20,6 +20,7 @@ COMMANDS: list[tuple[str, str, str]] = [
     ("rtp", "settlement.rtp_cli", "print the exact return to player of every bet type (--simulate N to cross-check)"),
     ("settle", "settlement.cli", "settlement ledger: rounds, bets, signed outcomes, voids, history, JSON-lines service"),
     ("synth", "vision.synth_cli", "synthesize labelled table scenes and round clips"),
+    ("watch", "vision.watch_cli", "watch a camera, clip or frame folder; emit round events and signed, durably delivered outcomes"),
 ]
 
 

@@ -1,0 +1,263 @@
+"""``xocdia watch SOURCE``: run the round monitor on a camera, URL, video file or frame folder.
+
+Round events go to ``--events`` (JSON lines; default stderr).  Every outcome
+becomes a signed record (``settlement.records`` contract), saved with its
+reveal frame under ``--evidence``, committed to the SQLite outbox
+(``--outbox``) and only then delivered to ``--sink`` (``stdout``,
+``file:PATH`` or ``http://HOST:PORT/PATH``); records not acknowledged before a
+crash are delivered after the restart.
+
+Betting: ``--betting stdin`` (default) reads lines ``betting_closed`` from
+stdin, a reveal before that line is void (early lift); ``--betting auto``
+counts betting as closed when the bowl settles (clips, dry runs).
+
+Exit status: 0 when the source ended and every record was delivered, 1 when
+records are still pending (they stay in the outbox), 2 on a usage error.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .monitor import RoundMonitor
+from .monitor_events import MonitorConfig
+from .outbox import Backoff, Deliverer, Outbox, OutboxError, make_sink
+from .records import file_sha256, record_from_event, save_evidence
+from .sources import ThreadedSource, open_source
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("source", help="camera index (0), rtsp:// or http:// URL, video file, or folder of frames")
+    p.add_argument("--profile", metavar="P", help="studio profile (xocdia calibrate); its SHA-256 goes in records")
+    p.add_argument("--fps", type=float, default=None, help="frame rate of a folder or a file without one")
+    p.add_argument("--events", metavar="OUT.jsonl", help="write round events here (default: stderr)")
+    p.add_argument("--sink", metavar="SPEC", default="stdout", help="stdout | file:PATH | http://HOST:PORT/PATH")
+    p.add_argument("--evidence", metavar="DIR", default="evidence", help="reveal frames as <round_id>.jpg")
+    p.add_argument("--outbox", metavar="DB", default="xocdia-outbox.db", help="durable outbox (SQLite WAL)")
+    p.add_argument("--table", default="T1", help="table name in round ids (<table>-<YYYYmmdd>-<n>)")
+    p.add_argument("--key-file", metavar="K", help="HMAC key file (else $XOCDIA_HMAC_KEY)")
+    p.add_argument("--unsigned", action="store_true", help="dry run without a key: records are unsigned "
+                   "(settlement refuses them)")
+    p.add_argument("--betting", choices=("stdin", "auto"), default="stdin",
+                   help="stdin: 'betting_closed' lines on stdin close betting; auto: closed when the bowl settles")
+    p.add_argument("--stable-frames", type=int, default=MonitorConfig.stable_frames,
+                   help="consecutive agreeing readings for an outcome")
+    p.add_argument("--read-every", type=int, default=1, help="read one frame in N after the reveal")
+    p.add_argument("--pause-after", type=float, default=MonitorConfig.pause_after_s, help="seconds without a frame")
+    p.add_argument("--cancel-after", type=float, default=MonitorConfig.cancel_after_s,
+                   help="seconds paused before the round is cancelled")
+    p.add_argument("--drain-timeout", type=float, default=10.0, help="seconds to wait for delivery at the end")
+    p.add_argument("--retry-base", type=float, default=0.5, help="first retry delay, seconds")
+    p.add_argument("--retry-max", type=float, default=30.0, help="longest retry delay, seconds")
+    p.add_argument("--seed", type=int, default=0, help="seed of the retry jitter")
+
+
+class EventLog:
+    """Thread-safe JSON-lines writer (flushed per line)."""
+
+    def __init__(self, path: str | None):
+        self._fh = open(path, "a", encoding="utf-8") if path else sys.stderr
+        self._lock = threading.Lock()
+
+    def write(self, ev: dict) -> None:
+        line = json.dumps(ev, sort_keys=False, ensure_ascii=False, allow_nan=False)
+        with self._lock:
+            self._fh.write(line + "\n")
+            self._fh.flush()
+
+    def close(self) -> None:
+        if self._fh is not sys.stderr:
+            self._fh.close()
+
+
+class Watcher:
+    """Monitor + records + outbox + delivery; ``handle`` turns monitor events into side effects.
+
+    Records that cannot be stored (disk full) are kept in memory, an
+    ``alarm`` is raised, and they are stored again on every later call
+    until the outbox takes them; they are never sent before being stored.
+    """
+
+    def __init__(self, monitor: RoundMonitor, outbox: Outbox, deliverer: Deliverer | None, log, *,
+                 key: bytes | None, evidence_dir, profile_sha256: str | None):
+        self.monitor, self.outbox, self.deliverer, self.log = monitor, outbox, deliverer, log
+        self.key, self.evidence_dir, self.profile_sha256 = key, evidence_dir, profile_sha256
+        self.held: list[tuple[dict, str | None]] = []     # (outcome event, evidence path) not yet stored
+        self.alarmed = False
+
+    def emit(self, ev: dict) -> None:
+        self.log.write(ev)
+
+    def handle(self, events: list[dict]) -> None:
+        for ev in events:
+            if ev["event"] == "outcome":
+                ev = dict(ev)
+                ev.pop("state", None)
+                evidence = None
+                got = self.monitor.evidence(ev["round_id"])
+                if got is not None and self.evidence_dir:
+                    try:
+                        evidence = os.path.abspath(save_evidence(got[0], self.evidence_dir, ev["round_id"]))
+                    except OSError as exc:
+                        self.emit({"event": "alarm", "round_id": ev["round_id"], "frame": ev["frame"], "t": ev["t"],
+                                   "reason": f"cannot save the reveal frame: {exc}", "kind": "evidence"})
+                ev["evidence"] = evidence
+                self.held.append((ev, evidence))
+                rec = self.flush_held()
+                ev["seq"] = None if rec is None else rec["seq"]
+                ev["signed"] = None if rec is None else "signature" in rec
+            self.emit(ev)
+        self.flush_held()
+
+    def flush_held(self) -> dict | None:
+        """Store held records, oldest first; return the last record stored (None if none)."""
+        rec = None
+        while self.held:
+            ev, evidence = self.held[0]
+            try:
+                rec = self.outbox.add(ev["round_id"], lambda seq: record_from_event(
+                    ev, seq=seq, key=self.key, evidence=evidence, profile_sha256=self.profile_sha256))
+            except OutboxError as exc:
+                if not self.alarmed:
+                    self.alarmed = True
+                    self.emit({"event": "alarm", "round_id": ev["round_id"], "frame": ev["frame"], "t": ev["t"],
+                               "reason": f"outbox write failed ({exc}); {len(self.held)} record(s) held in "
+                               "memory and retried, nothing sent until stored", "kind": "outbox_write"})
+                return None
+            self.held.pop(0)
+            if self.alarmed:
+                self.emit({"event": "warning", "round_id": ev["round_id"], "frame": ev["frame"], "t": ev["t"],
+                           "reason": f"outbox writable again: held record stored (seq {rec['seq']})",
+                           "kind": "outbox_ok", "seq": rec["seq"]})
+                if not self.held:
+                    self.alarmed = False
+            if self.deliverer is not None:
+                self.deliverer.kick()
+        return rec
+
+
+def _round_ids(outbox: Outbox, table: str):
+    fallback = [0]
+
+    def next_id(t: float) -> str:
+        try:
+            rid = outbox.next_round_id(table, at_least=fallback[0] + 1 if fallback[0] else 0)
+            fallback[0] = int(rid.rsplit("-", 1)[1])
+            return rid
+        except OutboxError:
+            # the outbox cannot count (disk full): carry on in memory past the last known id
+            fallback[0] = max(fallback[0], outbox_counter(outbox)) + 1
+            return f"{table}-{time.strftime('%Y%m%d', time.gmtime())}-{fallback[0]:06d}"
+    return next_id
+
+
+def outbox_counter(outbox: Outbox) -> int:
+    try:
+        return outbox.counter("round")
+    except Exception:  # noqa: BLE001
+        return 0
+
+
+def _stdin_lines(q: list, lock: threading.Lock) -> None:
+    for line in sys.stdin:
+        word = line.strip().split()
+        if word and word[0] == "betting_closed":
+            with lock:
+                q.append(True)
+
+
+def run(args: argparse.Namespace) -> int:
+    key = None
+    if not args.unsigned:
+        from settlement.signing import load_key
+        try:
+            key = load_key(args.key_file)
+        except ValueError as exc:
+            print(f"xocdia watch: {exc}; give --key-file or $XOCDIA_HMAC_KEY (or --unsigned for a dry run)",
+                  file=sys.stderr)
+            return 2
+    profile = None
+    if args.profile:
+        from .read_cli import load_profile_arg
+        try:
+            profile = load_profile_arg(args.profile)
+        except Exception as exc:  # noqa: BLE001 - a bad profile is a usage error
+            print(f"xocdia watch: --profile {args.profile}: {exc}", file=sys.stderr)
+            return 2
+    try:
+        sink = make_sink(args.sink)
+        src = open_source(args.source, args.fps)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"xocdia watch: {exc}", file=sys.stderr)
+        return 2
+    try:
+        cfg = MonitorConfig(table=args.table, stable_frames=args.stable_frames, read_every=args.read_every,
+                            pause_after_s=args.pause_after, cancel_after_s=args.cancel_after,
+                            require_betting_closed=args.betting == "stdin")
+    except ValueError as exc:
+        print(f"xocdia watch: {exc}", file=sys.stderr)
+        return 2
+    log = EventLog(args.events)
+    outbox = Outbox(args.outbox)
+    deliverer = Deliverer(outbox, sink, backoff=Backoff(args.retry_base, args.retry_max, args.seed),
+                          on_event=log.write)
+    monitor = RoundMonitor(cfg, profile=profile, round_ids=_round_ids(outbox, args.table))
+    watcher = Watcher(monitor, outbox, deliverer, log, key=key, evidence_dir=args.evidence,
+                      profile_sha256=file_sha256(args.profile) if args.profile else None)
+    pending = outbox.stats()["pending"]
+    if pending:
+        log.write({"event": "warning", "round_id": None, "frame": None, "t": None, "kind": "redelivery",
+                   "reason": f"{pending} record(s) not acknowledged before the last stop: delivering them again"})
+    deliverer.start()
+    closes: list = []
+    lock = threading.Lock()
+    if args.betting == "stdin":
+        threading.Thread(target=_stdin_lines, args=(closes, lock), daemon=True).start()
+    source = ThreadedSource(src).start()
+    live = getattr(src, "live", False)
+    last_t = None
+    try:
+        while True:
+            item = source.get(timeout=0.1)
+            with lock:
+                n_close, closes[:] = len(closes), []
+            if n_close and last_t is not None:
+                watcher.handle(monitor.betting_closed(last_t))
+            if item is None:
+                if live:
+                    watcher.handle(monitor.tick(time.monotonic()))
+                watcher.flush_held()
+                continue
+            if item.kind == "eof":
+                break
+            if item.kind == "status":
+                log.write({"event": "warning", "round_id": monitor.round_id, "frame": None, "t": last_t,
+                           "reason": item.reason, "kind": "source"})
+                continue
+            last_t = item.t
+            watcher.handle(monitor.feed(item.frame, item.t, item.index))
+        watcher.handle(monitor.finish())
+    finally:
+        source.stop()
+    watcher.flush_held()
+    drained = deliverer.drain(args.drain_timeout)
+    deliverer.stop()
+    stats = outbox.stats()
+    summary = (f"source ended; outbox: {stats['acked']} delivered, {stats['pending']} pending, "
+               f"{stats['rejected']} rejected, {len(watcher.held)} held in memory")
+    if stats["pending"] or watcher.held:
+        log.write({"event": "warning", "round_id": None, "frame": None, "t": last_t, "reason": summary,
+                   "kind": "summary", **stats})
+    print(f"xocdia watch: {summary}", file=sys.stderr)
+    outbox.close()
+    log.close()
+    return 0 if drained and not watcher.held else 1
+
+
+__all__ = ["EventLog", "Watcher", "add_arguments", "run"]
