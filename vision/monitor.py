@@ -291,13 +291,18 @@ class RoundMonitor:
 
     def _after_gap(self) -> None:
         self._paused = False
-        cancelled, self._cancelled = self._cancelled, False
+        long_gap, self._cancelled = self._cancelled, False
         self._prev = None
         self._cover_count = 0
         self._run = []
-        if cancelled or self._rnd is None:
+        if long_gap:
+            # gone longer than the cancel limit: the camera may have moved, learn the bare plate again
             self._rnd = None
-            self.state = "init" if cancelled else self.state
+            self._ref = self._inner = self._outer = self._kernel = None
+            self.state = "init"
+            self._next_boot = -math.inf
+            return
+        if self._rnd is None:
             if self.state not in ("init", "idle"):
                 self.state = "idle"
             return
