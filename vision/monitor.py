@@ -116,6 +116,7 @@ class RoundMonitor:
         self._outer: np.ndarray | None = None
         self._kernel: np.ndarray | None = None
         self._prev: Small | None = None
+        self._hist: deque = deque(maxlen=16)          # (t, small) of recent frames, for the motion
         self._last_t: float | None = None
         self._last_crc: int | None = None
         self._offset = 0.0
@@ -213,9 +214,10 @@ class RoundMonitor:
             self._prev = None
             if self.state in ("idle",):
                 self.state = "init"
-        m = motion(self._prev, small, self._outer)
+        m = motion(self._motion_ref(t), small, self._outer)
         o = occlusion(self._ref, small, self._inner, self.cfg.features, self._kernel)
         self._prev = small
+        self._hist.append((t, small))
         events += self._step(frame, small, t, idx, m, o, dt)
         return events
 
@@ -244,6 +246,18 @@ class RoundMonitor:
         self._warned[kind] = [t, 0]
         frame = extra.pop("frame", ...)
         return [self._ev("warning", t, reason, frame=frame, kind=kind, suppressed=repeats, **extra)]
+
+    def _motion_ref(self, t: float) -> Small | None:
+        """The recent frame about ``motion_span_s`` before ``t`` (so motion means the same at 12.5 and 60 fps)."""
+        if self._prev is None:
+            self._hist.clear()
+            return None
+        span = self.cfg.motion_span_s
+        best = None
+        for t0, sm in self._hist:
+            if t0 <= t - span + 0.25 * self._dt:
+                best = sm
+        return best if best is not None else self._hist[0][1] if self._hist else self._prev
 
     def _threshold(self) -> float:
         floor = float(np.median(self._floor)) if self._floor else self.cfg.motion_min / self.cfg.motion_k
@@ -496,7 +510,9 @@ class RoundMonitor:
         timeout = cfg.rearrange_timeout_s if self.state == "rearranging" else cfg.reveal_timeout_s
         k = idx - (rnd.clear_index or 0)
         r = None
-        if k % cfg.read_every == 0 and not (self.state == "rearranging" and m > self._threshold()):
+        if m > 2 * self._threshold():
+            self._run = []                         # something is still moving over the plate (bowl, stick, hand)
+        elif k % cfg.read_every == 0 and not (self.state == "rearranging" and m > self._threshold()):
             r = self._read(frame, t, idx)
         if r is not None:
             if r.verdict in ("outcome", "rearrange", "reshake"):
@@ -508,7 +524,8 @@ class RoundMonitor:
                 self._run = []
             if self.state == "revealed" and r.plate is not None:
                 rnd.sightings.append((idx, r, True))
-            if len(self._run) >= cfg.stable_frames:
+            need = cfg.stable_frames if r.verdict == "outcome" else 2 * cfg.stable_frames
+            if len(self._run) >= need and self._run[-1].t - self._run[0].t >= cfg.stable_min_s:
                 return self._stable(small, t, idx)
         if t - rnd.t_wait > timeout:
             return self._give_up(small, t, r)

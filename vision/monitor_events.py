@@ -35,6 +35,12 @@ class MonitorConfig:
     stable_frames : int
         An outcome (or rearrange / reshake) needs this many consecutive
         readings that agree (same verdict, counts, token positions and faces).
+    stable_min_s : float
+        ... and span at least this many seconds (a rearrange or reshake needs
+        twice as many readings: they stop the game).
+    motion_span_s : float
+        Motion is measured against the frame this long before (the previous
+        one at 12.5 fps, a few back at 60 fps).
     read_every : int
         After the bowl clears, read one frame in this many.
     reveal_timeout_s : float
@@ -83,6 +89,8 @@ class MonitorConfig:
 
     table: str = "T1"
     stable_frames: int = 3
+    stable_min_s: float = 0.07
+    motion_span_s: float = 0.08
     read_every: int = 1
     reveal_timeout_s: float = 1.5
     rearrange_timeout_s: float = 30.0
