@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any, Callable
 
 import cv2
-import numpy as np
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 

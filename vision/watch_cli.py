@@ -22,8 +22,6 @@ import os
 import sys
 import threading
 import time
-from pathlib import Path
-from typing import Any
 
 from .monitor import RoundMonitor
 from .monitor_events import MonitorConfig
