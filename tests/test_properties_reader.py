@@ -220,13 +220,9 @@ def test_painted_red_and_white_discs_outcome_only_when_four(seed, colours):
     check_reading(painted_plate(seed, colours), painted_label(colours), f"painted_plate({seed}, {colours})")
 
 
-OFF_COLOUR_REASON = ("FINDING (vision/faces.py classify_face): the face rule looks at a* only, so any face "
-                     "with low a* (black, grey, green, yellow, cyan) is called 'white' and any face with high a* "
-                     "(blue, purple) 'red', both with p_red 0.0/1.0: a token that is neither red nor white gives "
-                     "a confident outcome")
-
-
-@pytest.mark.xfail(strict=True, reason=OFF_COLOUR_REASON)
+# A face that is neither red nor white (black, grey, green, yellow, cyan, blue,
+# purple) must never give an outcome: the face rule checks hue, chroma and
+# lightness, not a* alone (this was a finding of this suite, now fixed).
 @pytest.mark.parametrize("seed, colours", [
     (1, ["black"] * 4), (1, ["green"] * 4), (1, ["grey"] * 4), (1, ["yellow"] * 4), (1, ["cyan"] * 4),
     (1, ["blue"] * 4), (1, ["purple"] * 4),
@@ -236,7 +232,6 @@ def test_painted_off_colour_disc_is_never_an_outcome(seed, colours):
     check_reading(painted_plate(seed, colours), painted_label(colours), f"painted_plate({seed}, {colours})")
 
 
-@pytest.mark.xfail(strict=True, reason=OFF_COLOUR_REASON)
 @settings(derandomize=True, deadline=None, max_examples=15, phases=[Phase.generate], suppress_health_check=SLOW_OK)
 @given(st.integers(0, 2**32 - 1), st.lists(st.sampled_from(sorted(PAINT)), min_size=4, max_size=4))
 def test_painted_plates_of_any_colour_outcome_only_for_red_and_white(seed, colours):

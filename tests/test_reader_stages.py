@@ -118,7 +118,9 @@ def _painted_plate(face_bgr, plate_bgr=(225, 228, 230)):
     ((60, 20, 150), "red"),         # dark crimson
     ((240, 240, 240), "white"),     # neutral white
     ((205, 225, 245), "white"),     # warm white
-    ((150, 150, 150), "white"),     # grey-ish white in shadow
+    ((200, 200, 200), "white"),     # white a little in shadow
+    ((150, 150, 150), "unknown"),   # mid grey: not clearly white, abstain
+    ((200, 60, 60), "unknown"),     # blue: a* > 0 but not a red hue
     ((190, 180, 215), "unknown"),   # faint pink: neither, the reader must abstain
 ])
 def test_face_known_values(face_bgr, expected):

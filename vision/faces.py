@@ -34,6 +34,15 @@ RED_MIN_CHROMA = 14.0
 #: white face near neutral.  Warm light (2700 K) moves white to about +10.
 RED_MIN_ABS_A = 24.0
 WHITE_MAX_ABS_A = 16.0
+#: A red face's hue, atan2(b*, a*) in degrees, lies between magenta-red and
+#: orange; blue and purple faces (a* > 0 but b* far below 0) are not red.
+RED_HUE_RANGE_DEG = (-35.0, 70.0)
+#: A white face has little chroma: the smaller of its own chroma and its
+#: chroma relative to the plate (warm light tints plate and face alike).
+WHITE_MAX_CHROMA = 22.0
+#: A white face is not much darker than the plate (L* difference); black and
+#: grey faces are not white.
+WHITE_MIN_DELTA_L = -25.0
 
 
 @dataclass(frozen=True)
@@ -153,10 +162,17 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     width = 0.25 * (rule.red_min_delta_a - rule.white_max_delta_a)
     p_red = 1.0 / (1.0 + math.exp(-max(min((delta_a - mid) / width, 50.0), -50.0)))
     abs_a = float(np.median(face[:, 1]))
-    if delta_a >= rule.red_min_delta_a and chroma >= rule.red_min_chroma and abs_a >= rule.red_min_abs_a:
+    abs_b = float(np.median(face[:, 2]))
+    hue_deg = math.degrees(math.atan2(abs_b, abs_a))
+    white_chroma = min(math.hypot(abs_a, abs_b), chroma)
+    red_hue = RED_HUE_RANGE_DEG[0] <= hue_deg <= RED_HUE_RANGE_DEG[1]
+    whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L
+    if (delta_a >= rule.red_min_delta_a and chroma >= rule.red_min_chroma and abs_a >= rule.red_min_abs_a
+            and red_hue):
         face_name, margin = "red", min(delta_a - rule.red_min_delta_a, abs_a - rule.red_min_abs_a)
-    elif delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a:
+    elif delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a and whitish:
         face_name, margin = "white", min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a)
     else:
-        face_name, margin = "unknown", -min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a)
+        face_name = "unknown"
+        margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
     return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin)

@@ -36,6 +36,12 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 COVERED_MIN_DOME_DELTA_E = 8.0
 #: Off-plate blob area relative to one token's projected area.
 OFFPLATE_AREA_RANGE = (0.35, 2.5)
+#: A stick or hand: a not-cloth region touching the band out to this fraction
+#: beyond the plate outline ...
+INTRUSION_BAND_FRAC = 0.12
+#: ... longer than this many token diameters (or larger than the largest
+#: off-plate token) reaches onto the plate.
+INTRUSION_MIN_LENGTH_DIAMS = 2.5
 #: Margin around the plate ellipse ignored by the off-plate search (the rim's
 #: own shadow), fraction of the plate axes.
 OFFPLATE_PLATE_MARGIN_FRAC = 0.06
@@ -119,6 +125,50 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[floa
     return out
 
 
+def plate_intrusions(plate: PlateFit, token_area_src_px: float) -> list[tuple[float, float, float]]:
+    """Things that reach onto the plate from the cloth: a stick, a hand.
+
+    Parameters
+    ----------
+    plate : PlateFit
+        A found plate, with its cloth-deviation maps.
+    token_area_src_px : float
+        Expected area of one face, source pixels squared.
+
+    Returns
+    -------
+    list of (x, y, length_px) in source pixels: each not-cloth region outside
+    the plate that touches the band just around the plate's outline and is
+    larger or longer than a token; empty when there is none.
+    """
+    s = plate.work_scale
+    mask = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
+    e = plate.ellipse
+    centre = (int(round(e.cx * s)), int(round(e.cy * s)))
+
+    def ellipse_mask(grow: float) -> np.ndarray:
+        m = np.zeros(mask.shape, np.uint8)
+        cv2.ellipse(m, center=centre, axes=(int(round(e.a * s * grow)), int(round(e.b * s * grow))),
+                    angle=e.angle_deg, startAngle=0, endAngle=360, color=1, thickness=cv2.FILLED)
+        return m
+
+    inner = ellipse_mask(1.0 + OFFPLATE_PLATE_MARGIN_FRAC)
+    band = ellipse_mask(1.0 + INTRUSION_BAND_FRAC) & (1 - inner)
+    outside = mask & (1 - inner)
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(outside, connectivity=8)
+    token_area = token_area_src_px * s * s
+    token_diam = 2.0 * math.sqrt(token_area / math.pi)
+    out = []
+    for i in range(1, n):
+        comp = labels == i
+        if not (comp & (band > 0)).any():
+            continue
+        length = float(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]))
+        if stats[i, cv2.CC_STAT_AREA] > OFFPLATE_AREA_RANGE[1] * token_area or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam:
+            out.append((float(cents[i][0] / s), float(cents[i][1] / s), length / s))
+    return out
+
+
 def _token_readings(view: CanonicalView, cands: list[Candidate], faces: list[FaceReading | None]
                     ) -> tuple[TokenReading, ...]:
     scale = view.source_scale()
@@ -170,6 +220,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     token_area_src = math.pi * (r * scale_src) ** 2 * (plate.ellipse.b / plate.ellipse.a)
     off = offplate_blobs(plate, token_area_src)
 
+    reaching = plate_intrusions(plate, token_area_src)
+    if reaching:
+        return ("uncertain", f"something reaches onto the plate from outside (stick or hand, "
+                f"{max(r[2] for r in reaching):.0f} px long): read again when it has left", cands, faces, 0.5)
     uprights = [c for c in cands if c.kind == "upright"]
     overlaps = [c for c in cands if c.kind == "overlap"]
     partials = [c for c in cands if c.kind == "partial"]
