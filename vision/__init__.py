@@ -21,6 +21,8 @@ __all__ = [
     "TokenReading",
     "XocDiaError",
     "read_frame",
+    "RoundMonitor",
+    "MonitorConfig",
 ]
 
 
@@ -30,4 +32,8 @@ def __getattr__(name: str):
         from .reader import read_frame
 
         return read_frame
+    if name in ("RoundMonitor", "MonitorConfig"):
+        from . import monitor
+
+        return getattr(monitor, name)
     raise AttributeError(f"module 'vision' has no attribute {name!r}")

@@ -302,8 +302,13 @@ def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, 
     if rr.size < 2 * PAIR_HALF_AREA[0] * face_area or rr.size > 2 * PAIR_HALF_AREA[1] * face_area:
         return None
     pts = np.stack([cc, rr], axis=1).astype(np.float32)
+    # Deterministic start (no random seeding): split at the centroid across
+    # the major axis of the region's second moments.
+    centred = pts - pts.mean(axis=0)
+    _, vecs = np.linalg.eigh(centred.T @ centred)
+    start = (centred @ vecs[:, -1] > 0).astype(np.int32).reshape(-1, 1)
     criteria = (cv2.TERM_CRITERIA_EPS + cv2.TERM_CRITERIA_MAX_ITER, 20, 0.1)
-    _, labels, centres = cv2.kmeans(pts, 2, None, criteria, attempts=1, flags=cv2.KMEANS_PP_CENTERS)
+    _, labels, centres = cv2.kmeans(pts, 2, start, criteria, attempts=1, flags=cv2.KMEANS_USE_INITIAL_LABELS)
     labels = labels.ravel()
     areas = [float((labels == k).sum()) for k in (0, 1)]
     dist = float(np.hypot(*(centres[0] - centres[1])))
