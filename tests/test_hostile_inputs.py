@@ -245,13 +245,15 @@ def test_replay_gives_error_rows_and_reads_the_good_frames(replayed):
     assert not any("internal error" in r["reason"] for r in rows)
 
 
-@pytest.mark.xfail(strict=True, reason="FINDING (vision/replay_sources.py iter_video): the first frame that "
-                   "cannot be decoded ends the video, so the good frames after a corrupt middle frame are "
-                   "never read (cv2 reads them if asked again)")
 def test_replay_reads_the_good_frames_after_a_corrupt_middle_frame(replayed):
+    # A corrupt middle frame costs only itself (this was a finding of this suite, now fixed).
     _, rows, _ = replayed
-    frames = [r.get("frame") for r in rows if Path(r["source"]).name == "video.avi" and r["verdict"] != "error"]
-    assert 3 in frames and 4 in frames and 5 in frames
+    vid = [r for r in rows if Path(r["source"]).name == "video.avi"]
+    frames = [r.get("frame") for r in vid if r["verdict"] != "error"]
+    # Zeroing frame 2 also wipes the next chunk header, so the demuxer loses one
+    # more packet; what matters is that reading goes on after the corrupt frame.
+    assert frames[:2] == [0, 1] and len([f for f in frames if f > 2]) >= 2, frames
+    assert any(r["verdict"] == "error" and r.get("frame") == 2 and "frame 2" in r["reason"] for r in vid)
 
 
 # --------------------------------------------------------------------------- profiles

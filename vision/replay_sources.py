@@ -222,12 +222,19 @@ def video_frame_count(path: Path) -> int:
     return int(n) if n and math.isfinite(n) and n > 0 else 0
 
 
+#: A video ends after this many frames in a row that cannot be decoded.
+MAX_CONSECUTIVE_BAD_FRAMES = 8
+
+
 def iter_video(path: Path, stride: int = 1) -> Iterator[tuple[int, float | None, np.ndarray | None, str | None]]:
     """Yield ``(index, timestamp_ms, frame, error)`` for every ``stride``-th frame.
 
-    A frame that cannot be decoded ends the stream with one item whose
-    ``frame`` is None and ``error`` says where it stopped; a file that cannot
-    be opened gives one such item with index 0.  Never raises for a bad file.
+    A frame that cannot be decoded gives one item whose ``frame`` is None and
+    whose ``error`` names the frame; reading goes on while the container says
+    more frames follow (a corrupt middle loses only its own frames), and ends
+    after ``MAX_CONSECUTIVE_BAD_FRAMES`` failures in a row with one item that
+    says where it stopped.  A file that cannot be opened gives one such item
+    with index 0.  Never raises for a bad file.
     """
     import cv2
 
@@ -242,6 +249,10 @@ def iter_video(path: Path, stride: int = 1) -> Iterator[tuple[int, float | None,
         raw_count = cap.get(cv2.CAP_PROP_FRAME_COUNT)
         expected = int(raw_count) if raw_count and math.isfinite(raw_count) and raw_count > 0 else 0
         idx = 0
+        good = 0
+        bad_run = 0
+        last_good = -1
+        pending: list[int] = []
         while True:
             want = idx % stride == 0
             try:
@@ -253,7 +264,21 @@ def iter_video(path: Path, stride: int = 1) -> Iterator[tuple[int, float | None,
             except cv2.error:
                 ok, frame = False, None
             if not ok:
-                break
+                # Held back: frames that fail with nothing decodable after
+                # them are a truncated tail, reported once below.
+                if want:
+                    pending.append(idx)
+                bad_run += 1
+                if idx + 1 >= expected or bad_run > MAX_CONSECUTIVE_BAD_FRAMES:
+                    break
+                idx += 1
+                continue
+            for bad in pending:
+                yield bad, None, None, f"{path}: frame {bad} of {expected} could not be decoded (corrupt frame)"
+            pending = []
+            bad_run = 0
+            last_good = idx
+            good += 1
             if want:
                 ts = cap.get(cv2.CAP_PROP_POS_MSEC)
                 if not (ts is not None and math.isfinite(ts) and ts >= 0 and (ts > 0 or idx == 0)):
@@ -262,11 +287,12 @@ def iter_video(path: Path, stride: int = 1) -> Iterator[tuple[int, float | None,
             idx += 1
     finally:
         cap.release()
-    if idx == 0:
+    if good == 0:
         yield 0, None, None, (f"{path}: no frame could be decoded"
                               + (f" of {expected} expected" if expected else "") + " (corrupt or truncated video)")
-    elif expected and idx < expected:
-        yield idx, None, None, f"{path}: truncated video: no frame after index {idx - 1} of {expected} expected"
+    elif expected and last_good + 1 < expected:
+        yield last_good + 1, None, None, (f"{path}: truncated video: no frame after index {last_good} "
+                                          f"of {expected} expected")
 
 
 def count_frames(units: list[Unit], stride: int = 1) -> int:
