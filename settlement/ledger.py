@@ -54,6 +54,13 @@ VOID_REASONS = {
     "no_shake": "the dealer forgot to shake",
     "early_lift": "the bowl was lifted before betting closed",
     "bowl_touched_token": "the bowl touched a token while being lifted",
+    # What the camera sees of a forgotten shake: the same layout as last round.
+    "layout_unchanged": "the layout did not change since the last round (the dealer forgot to shake)",
+}
+#: The round monitor's void codes that are faults, not rule-sheet voids: the
+#: integrator cancels the round (every bet refunded) instead of voiding it.
+CANCEL_CODES = {
+    "reveal_not_seen": "a camera gap hid the reveal",
 }
 ROUND_STATES = ("open", "closed", "settled", "void", "cancelled")
 SCHEMA_VERSION = "1"
