@@ -15,11 +15,14 @@ from . import __version__
 #: (name, module, one-line help)
 COMMANDS: list[tuple[str, str, str]] = [
     ("calibrate", "calibration.cli", "learn a studio profile from a few frames of the plate with four flat tokens"),
+    ("confirm", "vision.console_confirm", "a supervisor's result (red count) for a round: signed manual record into the outbox"),
+    ("console", "vision.console", "supervisor web console: live view with the reader's overlay, rounds, manual confirm/void"),
     ("read", "vision.read_cli", "read still frames and print one JSON verdict per image"),
     ("replay", "vision.replay", "replay images, folders, globs or videos through the reader; annotated frames, HTML report, accuracy"),
     ("rtp", "settlement.rtp_cli", "print the exact return to player of every bet type (--simulate N to cross-check)"),
     ("settle", "settlement.cli", "settlement ledger: rounds, bets, signed outcomes, voids, history, JSON-lines service"),
     ("synth", "vision.synth_cli", "synthesize labelled table scenes and round clips"),
+    ("void", "vision.console_void", "a supervisor voids a round: signed void message into the outbox"),
     ("watch", "vision.watch_cli", "watch a camera, clip or frame folder; emit round events and signed, durably delivered outcomes"),
 ]
 
