@@ -150,9 +150,13 @@ class LiveState:
         fresh = self.reading is not None and 0 <= self.frame_index - self.reading_index <= 12
         if fresh:
             return self.reading
-        rid = f"round {self.round_id}: " if self.round_id else ""
-        return {"verdict": self.monitor_state, "reason": f"{rid}{self.monitor_state} (reader not running now)",
-                "tokens": [], "plate": self.plate}
+        rid = f"round {self.round_id}, " if self.round_id else ""
+        if self.reading is None:
+            return {"verdict": self.monitor_state, "reason": f"{rid}no reading yet", "tokens": [], "plate": self.plate}
+        last = self.reading
+        return {"verdict": self.monitor_state, "tokens": last.get("tokens") or [], "plate": last.get("plate"),
+                "reason": f"{rid}last reading (frame {self.reading_index}): {last.get('verdict')}: "
+                          f"{last.get('reason')}"}
 
     def jpeg(self) -> tuple[int, bytes | None]:
         """(frame index, JPEG bytes) of the latest frame with the overlay; encoded once per frame."""
