@@ -38,17 +38,22 @@ def table(folder: Path) -> dict[str, collections.Counter]:
     return stats
 
 
-def main() -> int:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "studio-renders"
-    stats = table(folder)
+def print_table(stats: dict[str, collections.Counter]) -> collections.Counter:
+    """Print the per-kind table (n, right, %, wrong outcomes, uncertain); return the totals."""
     print(f"{'kind':<14}{'n':>4}{'right':>7}{'%':>6}{'wrong outcome':>15}{'uncertain':>11}")
-    tot = collections.Counter()
+    tot: collections.Counter = collections.Counter()
     for kind, st in sorted(stats.items()):
         tot.update(st)
         print(f"{kind:<14}{st['n']:>4}{st['right']:>7}{100 * st['right'] / st['n']:>6.0f}{st['wrong_outcome']:>15}"
               f"{st['uncertain']:>11}")
     print(f"{'total':<14}{tot['n']:>4}{tot['right']:>7}{100 * tot['right'] / max(tot['n'], 1):>6.0f}"
           f"{tot['wrong_outcome']:>15}{tot['uncertain']:>11}")
+    return tot
+
+
+def main() -> int:
+    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "studio-renders"
+    tot = print_table(table(folder))
     return 1 if tot["wrong_outcome"] else 0
 
 

@@ -18,6 +18,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from studio_table import print_table  # noqa: E402
 
 
 def _one(args: tuple[int, tuple[int, int]]) -> tuple[str, bool, bool, bool]:
@@ -52,14 +55,7 @@ def main() -> int:
             st["right"] += right
             st["wrong_outcome"] += wrong
             st["uncertain"] += unsure
-    print(f"{'kind':<14}{'n':>4}{'right':>7}{'%':>6}{'wrong outcome':>15}{'uncertain':>11}")
-    tot: collections.Counter = collections.Counter()
-    for kind, st in sorted(stats.items()):
-        tot.update(st)
-        print(f"{kind:<14}{st['n']:>4}{st['right']:>7}{100 * st['right'] / st['n']:>6.0f}{st['wrong_outcome']:>15}"
-              f"{st['uncertain']:>11}")
-    print(f"{'total':<14}{tot['n']:>4}{tot['right']:>7}{100 * tot['right'] / max(tot['n'], 1):>6.0f}"
-          f"{tot['wrong_outcome']:>15}{tot['uncertain']:>11}")
+    tot = print_table(stats)
     return 1 if tot["wrong_outcome"] else 0
 
 
