@@ -23,6 +23,7 @@ demo: $(STAMP)
 	$(BIN)/python scripts/demo.py
 
 test: $(STAMP)
+	bash scripts/ensure_chromium.sh
 	$(BIN)/python -m pytest -q
 
 bench: $(STAMP)
