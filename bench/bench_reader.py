@@ -33,7 +33,9 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# BENCH_CODE_ROOT: time the vision package of another tree (e.g. an exported
+# older commit) in the same conditions, for a before/after comparison.
+sys.path.insert(0, os.environ.get("BENCH_CODE_ROOT", str(ROOT)))
 
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
@@ -191,7 +193,9 @@ def main(argv=None) -> int:
     ap.add_argument("--json", help="also write the results to this file")
     args = ap.parse_args(argv)
 
+    import vision
     print(f"machine: {machine()}")
+    print(f"code: {Path(vision.__file__).parent}")
     print(f"cv2.setNumThreads(1) (OpenCV threads now: {cv2.getNumThreads()}); one process for the reader timing")
     load0 = os.getloadavg()
     print(f"load average before: {load0[0]:.2f} {load0[1]:.2f} {load0[2]:.2f}")

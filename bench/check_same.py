@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Guard for speed work on the reader: the readings must not change.
 
-Reads the 85 studio renders (/work/shared/studio-renders) and ~300
+Reads the 85 studio renders (/work/shared/studio-renders), the same scaled
+to 1920x1080 and 3840x2160 (bicubic), and ~300
 synthesized frames (``render_scene(seed, kind, size=(960, 540))`` for seeds
 7000.. over every kind in :data:`vision.synth.KINDS`) and stores each
 reading's (verdict, red, reason) in a JSON file; a later run compares against
@@ -17,12 +18,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+# CHECK_CODE_ROOT: read with the vision package from another tree (e.g. an
+# exported older commit) to record a baseline for it.
+sys.path.insert(0, os.environ.get("CHECK_CODE_ROOT", str(ROOT)))
 
 import cv2  # noqa: E402
 
@@ -35,6 +39,8 @@ CACHE = ROOT / "out" / "bench_cache" / "synth_960x540"
 BASELINE = ROOT / "bench" / "baseline_readings.json"
 SEEDS = range(7000, 7028)  # 28 seeds x 11 kinds = 308 frames
 SIZE = (960, 540)
+#: Large frames (the reader's shrink paths): every studio render scaled up.
+SCALED = ((1920, 1080), (3840, 2160))
 
 
 def synth_path(seed: int, kind: str) -> Path:
@@ -58,6 +64,11 @@ def items() -> list[tuple[str, Path]]:
         img = next((label.with_suffix(s) for s in (".jpg", ".png") if label.with_suffix(s).exists()), None)
         if img is not None:
             out.append((f"studio/{img.name}", img))
+    for w, h in SCALED:
+        for label in sorted(STUDIO.glob("*.json")):
+            img = label.with_suffix(".jpg")
+            if img.exists():
+                out.append((f"scaled{w}x{h}/{img.name}", img))
     for seed in SEEDS:
         for kind in KINDS:
             out.append((f"synth/{seed}_{kind}", synth_path(seed, kind)))
@@ -66,7 +77,11 @@ def items() -> list[tuple[str, Path]]:
 
 def read_one(item: tuple[str, str]) -> tuple[str, dict]:
     name, path = item
-    r = read_frame(load_image(path))
+    frame = load_image(path)
+    if name.startswith("scaled"):
+        w, h = (int(v) for v in name[len("scaled"):].split("/")[0].split("x"))
+        frame = cv2.resize(frame, (w, h), interpolation=cv2.INTER_CUBIC)
+    r = read_frame(frame)
     return name, {"verdict": r.verdict, "red": r.red, "reason": r.reason}
 
 

@@ -108,19 +108,29 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     border = np.zeros((h, w), dtype=bool)
     border[:band] = border[-band:] = True
     border[:, :band] = border[:, -band:] = True
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-    xx /= w
-    yy /= h
-    design = np.stack([np.ones_like(xx), xx, yy, xx * xx, xx * yy, yy * yy], axis=-1)
-    design_b = design[border]
+    xs = np.arange(w, dtype=np.float32) / np.float32(w)
+    ys = np.arange(h, dtype=np.float32) / np.float32(h)
+    # Least squares on the border pixels by the normal equations (float64,
+    # 6 x 6), then the quadratic surface evaluated separably: no (H, W, 6)
+    # design matrix over the whole frame.
+    by, bx = np.nonzero(border)
+    xb, yb = xs[bx], ys[by]
+    design_b = np.stack([np.ones_like(xb), xb, yb, xb * xb, xb * yb, yb * yb], axis=-1).astype(np.float64)
+    coefs = np.linalg.solve(design_b.T @ design_b, design_b.T @ lab[by, bx].astype(np.float64))
+    coefs = coefs.astype(np.float32)  # (6, 3)
     residual = np.empty_like(lab)
+    xy = np.outer(ys, xs)
     for c in range(3):
-        coef, *_ = np.linalg.lstsq(design_b, lab[..., c][border], rcond=None)
-        residual[..., c] = lab[..., c] - design @ coef.astype(np.float32)
-    spread = 1.4826 * np.median(np.abs(residual[border]), axis=0)
+        c0, c1, c2, c3, c4, c5 = coefs[:, c]
+        row = c0 + c1 * xs + c3 * (xs * xs)
+        col = c2 * ys + c5 * (ys * ys)
+        surface = row[None, :] + col[:, None] + c4 * xy
+        np.subtract(lab[..., c], surface, out=residual[..., c])
+    rb = np.abs(residual[by, bx])
+    spread = 1.4826 * np.array([np.median(rb[:, c]) for c in range(3)], dtype=np.float32)
     spread = np.maximum(spread, np.asarray(CLOTH_MIN_SPREAD_LAB, dtype=np.float32))
-    units = residual / spread
-    return np.sqrt((units ** 2).sum(axis=-1)).astype(np.float32), units[..., 0].astype(np.float32)
+    u0, u1, u2 = (residual[..., c] / spread[c] for c in range(3))
+    return np.sqrt(u0 * u0 + u1 * u1 + u2 * u2), u0
 
 
 def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:

@@ -329,6 +329,62 @@ def _disc_kernel(radius_px: float) -> np.ndarray:
     return face / max(face.sum(), 1.0) - ring / max(ring.sum(), 1.0)
 
 
+class _DiscFilter:
+    """The disc filter of one residual for several radii.
+
+    The residual is non-zero only on the plate, so the correlation is done by
+    DFT on the bounding box of its non-zero pixels (zero-padded, linear, not
+    circular), and the three channels' forward transforms are computed once
+    and shared by every radius tried.  Same result as ``cv2.filter2D`` with a
+    zero (BORDER_CONSTANT) border, up to float32 rounding.
+    """
+
+    def __init__(self, residual: np.ndarray, max_radius_px: float) -> None:
+        self.shape = residual.shape[:2]
+        nz = np.any(residual != 0, axis=2)
+        rows, cols = np.flatnonzero(nz.any(axis=1)), np.flatnonzero(nz.any(axis=0))
+        self.empty = rows.size == 0
+        if self.empty:
+            return
+        self.r0, self.c0 = int(rows[0]), int(cols[0])
+        crop = residual[self.r0:int(rows[-1]) + 1, self.c0:int(cols[-1]) + 1]
+        self.ch, self.cw = crop.shape[:2]
+        k_max = 2 * int(math.ceil(DISC_SURROUND_FRAC[1] * max_radius_px + 1)) + 1
+        self.mh = cv2.getOptimalDFTSize(self.ch + k_max - 1)
+        self.mw = cv2.getOptimalDFTSize(self.cw + k_max - 1)
+        self.spectra = []
+        for c in range(residual.shape[2]):
+            pad = np.zeros((self.mh, self.mw), np.float32)
+            pad[:self.ch, :self.cw] = crop[..., c]
+            self.spectra.append(cv2.dft(pad, nonzeroRows=self.ch))
+
+    def response(self, radius_px: float) -> np.ndarray:
+        out = np.zeros(self.shape, np.float32)
+        if self.empty:
+            return out
+        kernel = _disc_kernel(radius_px)
+        k = kernel.shape[0]
+        half = k // 2
+        if self.ch + k - 1 > self.mh or self.cw + k - 1 > self.mw:
+            raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
+        kpad = np.zeros((self.mh, self.mw), np.float32)
+        kpad[:k, :k] = kernel
+        kspec = cv2.dft(kpad, nonzeroRows=k)
+        acc = None
+        for spec in self.spectra:
+            # the kernel is symmetric, so correlation = convolution
+            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+            acc = full * full if acc is None else acc + full * full
+        # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half)
+        h, w = self.shape
+        y0, x0 = max(0, self.r0 - half), max(0, self.c0 - half)
+        y1 = min(h, self.r0 + self.ch - 1 + half + 1)
+        x1 = min(w, self.c0 + self.cw - 1 + half + 1)
+        out[y0:y1, x0:x1] = np.sqrt(acc[y0 - self.r0 + half:y1 - self.r0 + half,
+                                        x0 - self.c0 + half:x1 - self.c0 + half])
+        return out
+
+
 def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
     """Face-versus-surround contrast for a disc of ``radius_px`` centred at every pixel.
 
@@ -347,12 +403,7 @@ def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
     """
     if radius_px <= 1:
         raise ValueError(f"radius_px: expected > 1, got {radius_px}")
-    kernel = _disc_kernel(radius_px)
-    acc = np.zeros(residual.shape[:2], np.float32)
-    for c in range(3):
-        resp = cv2.filter2D(residual[..., c], ddepth=cv2.CV_32F, kernel=kernel, borderType=cv2.BORDER_CONSTANT)
-        acc += resp * resp
-    return np.sqrt(acc)
+    return _DiscFilter(residual, radius_px).response(radius_px)
 
 
 def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
@@ -475,8 +526,9 @@ def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, 
     """The radius whose disc filter gives the strongest four peaks (0 when none)."""
     best_r, best_score = 0.0, 0.0
     r = lo_px
+    filt = _DiscFilter(residual, hi_px)
     while r <= hi_px:
-        resp = disc_response(residual, r)
+        resp = filt.response(r)
         peaks = _peaks(resp, allowed, 0.0, 1.6 * r)
         score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
         if score > best_score:
