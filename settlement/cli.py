@@ -31,6 +31,7 @@ from typing import Any
 
 from .errors import SettlementError
 from .ledger import VOID_REASONS, Ledger
+from .messages import apply_message
 from .payouts import BET_TYPES
 from .service import dumps, serve
 from .signing import load_key
@@ -62,6 +63,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     cmd("resume", "resume a paused round", ("round_id", "round id"))
     p = cmd("settle", "settle a closed round from a signed outcome record", ("round_id", "round id"),
             ("record", "outcome record JSON file, or - for stdin"))
+    p.add_argument("--key-file", dest="sub_key_file", help="HMAC key file (default: $XOCDIA_HMAC_KEY)")
+    p = cmd("apply", "apply a delivered message: a signed outcome record (settle) or a console's signed void "
+            "message (void or cancel)", ("message", "message JSON file, or - for stdin"))
     p.add_argument("--key-file", dest="sub_key_file", help="HMAC key file (default: $XOCDIA_HMAC_KEY)")
     p = cmd("void", "void a round and refund every bet", ("round_id", "round id"))
     p.add_argument("reason", choices=list(VOID_REASONS), help="rule-sheet reason")
@@ -107,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
         print("xocdia settle: --db LEDGER.db is required (or set $XOCDIA_LEDGER)", file=sys.stderr)
         return 2
     try:
-        key = _key(args, required=command == "settle")
+        key = _key(args, required=command in ("settle", "apply"))
         with Ledger(args.db, currency_minor_units=args.minor_units, table_min=args.table_min,
                     table_max=args.table_max, hmac_key=key) as led:
             if command == "serve":
@@ -138,6 +142,8 @@ def _dispatch(led: Ledger, command: str, args: argparse.Namespace) -> Any:
         return led.resume(args.round_id)
     if command == "settle":
         return led.settle(args.round_id, _read_record(args.record))
+    if command == "apply":
+        return apply_message(led, _read_record(args.message))
     if command == "void":
         return led.void(args.round_id, args.reason, note=args.note)
     if command == "cancel":

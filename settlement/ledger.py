@@ -249,6 +249,20 @@ class Ledger(LedgerReports):
                     exc.add_note(f"(the refusal could not be written to the audit table: {log_exc})")
             raise
 
+    @property
+    def hmac_key(self) -> bytes | None:
+        """The key outcome records and void messages are verified with."""
+        return self._key
+
+    def refuse(self, action: str, round_id: Any, exc: SettlementError) -> None:
+        """Write a refusal decided outside the ledger (e.g. a forged void message) to the audit table."""
+        try:
+            with self._write() as c:
+                self._audit(c, action, ok=False, round_id=round_id, code=exc.code, detail=str(exc))
+        except sqlite3.Error as log_exc:  # pragma: no cover - the refusal still stands
+            if hasattr(exc, "add_note"):
+                exc.add_note(f"(the refusal could not be written to the audit table: {log_exc})")
+
     # ------------------------------------------------------------ players and rounds
     def add_player(self, player: str) -> dict[str, Any]:
         """Register a player (idempotent); returns ``{"player", "created"}``."""

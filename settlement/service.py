@@ -42,6 +42,7 @@ from typing import IO, Any
 
 from .errors import SettlementError
 from .ledger import Ledger
+from .messages import apply_message
 from .payouts import BET_TYPES, format_odds
 
 #: op -> (required parameters, optional parameters)
@@ -55,6 +56,7 @@ OPS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "pause": (("round_id", "reason"), ()),
     "resume": (("round_id",), ()),
     "settle": (("round_id", "record"), ()),
+    "apply": (("message",), ()),
     "void": (("round_id", "reason"), ("note",)),
     "cancel": (("round_id", "reason"), ()),
     "round": (("round_id",), ()),
@@ -116,6 +118,8 @@ def handle(ledger: Ledger, request: Any) -> dict[str, Any]:
                       for b in BET_TYPES.values()]
         elif op == "settle":
             result = ledger.settle(params["round_id"], params["record"])
+        elif op == "apply":
+            result = apply_message(ledger, params["message"])
         elif op == "close_betting":
             result = ledger.close_betting(params["round_id"])
         else:

@@ -46,14 +46,16 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from settlement.messages import apply_message, void_call
 from settlement.records import make_outcome_record, utc_now_iso, valid_round_id
-from settlement.signing import sign, verify
+from settlement.ledger import VOID_REASONS
+from settlement.signing import sign
 
 from .outbox import SCHEMA as OUTBOX_SCHEMA
 from .outbox import Outbox, OutboxError
 
 #: The ledger's rule-sheet void reasons (settlement.ledger.VOID_REASONS); imported lazily to stay light.
-RULE_SHEET_VOIDS = ("no_shake", "early_lift", "bowl_touched_token")
+RULE_SHEET_VOIDS = tuple(VOID_REASONS)
 MAX_TEXT = 500
 
 SCHEMA = """
@@ -101,17 +103,8 @@ def check_text(name: str, value: Any, *, max_len: int = MAX_TEXT) -> str:
 
 
 def ledger_void_call(reason: str, by: str) -> tuple[str, str, str | None]:
-    """Map a supervisor's void reason to the ledger call: ``(op, ledger_reason, note)``.
-
-    ``"no_shake"`` / ``"no_shake: text"`` -> ``("void", "no_shake", "manual void by NAME[: text]")``;
-    anything else -> ``("cancel", "manual void by NAME: REASON", None)``.
-    """
-    head, sep, rest = reason.partition(":")
-    code = head.strip()
-    if code in RULE_SHEET_VOIDS:
-        note = f"manual void by {by}" + (f": {rest.strip()}" if rest.strip() else "")
-        return "void", code, note[:MAX_TEXT]
-    return "cancel", f"manual void by {by}: {reason}"[:MAX_TEXT], None
+    """Map a supervisor's void reason to the ledger call: see :func:`settlement.messages.void_call`."""
+    return void_call(reason, by)
 
 
 def make_void_message(round_id: str, reason: str, *, by: str, seq: int, key: bytes | None,
@@ -125,28 +118,11 @@ def make_void_message(round_id: str, reason: str, *, by: str, seq: int, key: byt
 
 
 def apply_to_ledger(ledger, message: dict[str, Any], key: bytes) -> dict[str, Any]:
-    """Settlement side: apply one delivered record or void message to a :class:`settlement.Ledger`.
-
-    An outcome record goes to ``Ledger.settle`` (which verifies it); a void
-    message is verified here with ``key`` and becomes ``Ledger.void`` or
-    ``Ledger.cancel`` as its ``ledger_op`` says (see :func:`ledger_void_call`).
-    """
-    from settlement.errors import RecordError, SignatureError
-
-    kind = message.get("type") if isinstance(message, dict) else None
-    if kind == "outcome":
-        return ledger.settle(message.get("round_id"), message)
-    if kind != "void":
-        raise RecordError(f"expected an outcome record or a void message, got type {kind!r}")
-    rid = message.get("round_id")
-    if not verify(message, key):
-        raise SignatureError(f"round {rid!r}: the void message's signature does not verify; nothing refunded")
-    op, ledger_reason, note = ledger_void_call(str(message.get("reason")), str(message.get("by")))
-    if (op, ledger_reason, note) != (message.get("ledger_op"), message.get("ledger_reason"), message.get("note")):
-        raise RecordError(f"round {rid!r}: the void message's ledger call does not match its reason")
-    if op == "void":
-        return ledger.void(rid, ledger_reason, note=note)
-    return ledger.cancel(rid, ledger_reason)
+    """Settlement side: apply one delivered record or void message to a :class:`settlement.Ledger`
+    (see :func:`settlement.messages.apply_message`; ``key`` must be the ledger's own key)."""
+    if key != ledger.hmac_key:
+        raise ValueError("key: expected the ledger's own HMAC key")
+    return apply_message(ledger, message)
 
 
 class ActionStore:
