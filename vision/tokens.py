@@ -329,6 +329,11 @@ def _disc_kernel(radius_px: float) -> np.ndarray:
     return face / max(face.sum(), 1.0) - ring / max(ring.sum(), 1.0)
 
 
+#: Spectra of the disc kernel by (radius, DFT size): the radius scan tries the
+#: same radii on every frame, and the plate's box has the same size.
+_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
+
+
 class _DiscFilter:
     """The disc filter of one residual for several radii.
 
@@ -367,9 +372,15 @@ class _DiscFilter:
         half = k // 2
         if self.ch + k - 1 > self.mh or self.cw + k - 1 > self.mw:
             raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
-        kpad = np.zeros((self.mh, self.mw), np.float32)
-        kpad[:k, :k] = kernel
-        kspec = cv2.dft(kpad, nonzeroRows=k)
+        key = (float(radius_px), self.mh, self.mw)
+        kspec = _KERNEL_SPECTRA.get(key)
+        if kspec is None:
+            kpad = np.zeros((self.mh, self.mw), np.float32)
+            kpad[:k, :k] = kernel
+            kspec = cv2.dft(kpad, nonzeroRows=k)
+            if len(_KERNEL_SPECTRA) >= 64:
+                _KERNEL_SPECTRA.clear()
+            _KERNEL_SPECTRA[key] = kspec
         acc = None
         for spec in self.spectra:
             # the kernel is symmetric, so correlation = convolution
