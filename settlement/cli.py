@@ -10,7 +10,7 @@ Usage::
     close ROUND
     pause ROUND REASON          resume ROUND
     settle ROUND RECORD.json [--key-file K]     (RECORD "-" reads stdin)
-    void ROUND {no_shake,early_lift,bowl_touched_token} [--note TEXT]
+    void ROUND {no_shake,early_lift,bowl_touched_token,layout_unchanged} [--note TEXT]
     cancel ROUND REASON
     round ROUND                 bets ROUND
     history PLAYER              balance ROUND          audit [ROUND]

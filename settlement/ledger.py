@@ -463,6 +463,11 @@ class Ledger(LedgerReports):
         def work(c: sqlite3.Connection) -> dict[str, Any]:
             reason = check()
             row = self._round_row(c, round_id)
+            if row["state"] == state and row["reason"] == reason:
+                # The same void or cancel delivered again (at-least-once
+                # delivery): the same result, nothing refunded twice.
+                self._audit(c, f"{action}_replay", round_id=round_id, detail={"reason": reason})
+                return dict(self._summary(c, round_id), replay=True)
             if row["state"] in FINISHED:
                 extra = f" (red={row['red']})" if row["state"] == "settled" else f" ({row['reason']})"
                 raise RoundStateError(f"round {round_id!r} is already {row['state']}{extra}; it cannot be "
@@ -474,7 +479,7 @@ class Ledger(LedgerReports):
                       "settled_at = ? WHERE round_id = ? AND state = 'confirmed'", (now, round_id))
             self._finish(c, round_id, state, now, reason, None, stakes, stakes, 0)
             self._audit(c, action, round_id=round_id, detail={"reason": reason, "bets": n, "refunds_minor": stakes})
-            return self._summary(c, round_id)
+            return dict(self._summary(c, round_id), replay=False)
         return self._run(action, round_id, None, work)
 
     def void(self, round_id: str, reason: str, *, note: str | None = None) -> dict[str, Any]:
@@ -483,9 +488,14 @@ class Ledger(LedgerReports):
         Parameters
         ----------
         reason : str
-            One of :data:`VOID_REASONS`: ``no_shake``, ``early_lift``, ``bowl_touched_token``.
+            One of :data:`VOID_REASONS`: ``no_shake``, ``early_lift``, ``bowl_touched_token``,
+            ``layout_unchanged``.
         note : str, optional
             Free text kept with the reason.
+
+        Voiding again with the same reason and note returns the same summary
+        with ``"replay": True`` and refunds nothing more (a redelivered
+        message); any other change to a finished round is refused.
         """
         def check() -> str:
             if reason not in VOID_REASONS:
@@ -495,7 +505,10 @@ class Ledger(LedgerReports):
         return self._refund_all("void", "void", round_id, check)
 
     def cancel(self, round_id: str, reason: str) -> dict[str, Any]:
-        """Cancel a round after a fault that could not be fixed quickly; refund every bet."""
+        """Cancel a round after a fault that could not be fixed quickly; refund every bet.
+
+        Cancelling again with the same reason is a replay (``"replay": True``, nothing more refunded).
+        """
         return self._refund_all("cancel", "cancelled", round_id, lambda: _check_text("reason", reason, 500))
 
 

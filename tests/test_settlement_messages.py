@@ -47,9 +47,12 @@ def test_void_message_voids_and_refunds_once(ledger):
     out = apply_message(ledger, msg)
     assert out["state"] == "void" and out["refunds"] == Decimal("10.00") and out["payouts"] == Decimal("0.00")
     assert [(b["state"], b["payout"]) for b in ledger.bets("R1")] == [("refunded", Decimal("10.00"))]
-    with pytest.raises(RoundStateError, match="already void"):
-        apply_message(ledger, msg)  # nothing refunded twice
+    again = apply_message(ledger, msg)  # redelivered: the same result, nothing refunded twice
+    assert again["replay"] is True and again["state"] == "void" and out["replay"] is False
     assert ledger.round("R1")["refunds"] == Decimal("10.00")
+    other = make_void_message("R1", "early_lift", by="bob", seq=3, key=KEY)
+    with pytest.raises(RoundStateError, match="already void"):
+        apply_message(ledger, other)  # a different void of a finished round is refused
 
 
 def test_other_reason_cancels(ledger):
