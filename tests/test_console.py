@@ -37,6 +37,7 @@ def test_confirm_is_a_signed_manual_outcome_record(db, tmp_path):
     outbox, store = db
     ev = tmp_path / "R-1.jpg"
     ev.write_bytes(b"jpeg")
+    outbox.end_round("R-1", "uncertain", None, 3.0)
     rec = store.act(outbox, KEY, "R-1", "confirm", red=3, by="ann", evidence=str(ev))
     validate_outcome_record(rec)
     assert verify(rec, KEY)
@@ -48,6 +49,7 @@ def test_confirm_is_a_signed_manual_outcome_record(db, tmp_path):
 
 def test_one_action_per_round(db):
     outbox, store = db
+    outbox.end_round("R-2", "uncertain", None, 3.0)
     store.act(outbox, KEY, "R-2", "void", reason="tokens cannot be read", by="ann")
     for action, kw in (("confirm", {"red": 1}), ("void", {"reason": "no_shake"})):
         with pytest.raises(ActionRefused, match="already acted on") as exc:
@@ -59,7 +61,9 @@ def test_one_action_per_round(db):
 
 def test_concurrent_actions_one_wins(tmp_path):
     path = tmp_path / "outbox.db"
-    Outbox(path).close()
+    ob = Outbox(path)
+    ob.end_round("R-3", "uncertain", None, 3.0)
+    ob.close()
     results = []
     barrier = threading.Barrier(8)
 
@@ -88,6 +92,7 @@ def test_round_with_a_reader_record_is_refused(db):
     outbox, store = db
     from settlement.records import make_outcome_record
     outbox.add("R-4", lambda seq: make_outcome_record("R-4", 2, seq=seq, key=KEY))
+    outbox.end_round("R-4", "uncertain", None, 3.0)
     with pytest.raises(ActionRefused, match="already has a record"):
         store.act(outbox, KEY, "R-4", "confirm", red=1, by="ann")
     assert store.action("R-4") is None
@@ -114,6 +119,7 @@ def test_void_mapping_and_ledger(db, tmp_path):
     led = Ledger(tmp_path / "ledger.db", table_min=Decimal("1"), table_max=Decimal("100"), hmac_key=KEY)
     led.add_player("p")
     for rid in ("V-1", "V-2", "V-3"):
+        outbox.end_round(rid, "uncertain", None, 3.0)
         led.open_round(rid)
         led.place_bet(rid, "p", "big", Decimal("10"))
         led.close_betting(rid)
@@ -133,6 +139,7 @@ def test_void_mapping_and_ledger(db, tmp_path):
 
 def test_claim_left_by_a_crash_is_recorded_on_restart(db):
     outbox, store = db
+    outbox.end_round("R-6", "uncertain", None, 3.0)
     claim = store._claim("R-6", "confirm", 2, None, "ann", None, "cli")      # crash before the outbox write
     assert claim["state"] == "claimed" and outbox.rows() == []
     assert store.finish_claimed(outbox, KEY) == ["R-6"]
@@ -148,6 +155,10 @@ def test_cli_confirm_and_void(tmp_path, monkeypatch, capsys):
     ob, sink = str(tmp_path / "o.db"), tmp_path / "sink.jsonl"
     (tmp_path / "ev").mkdir()
     (tmp_path / "ev" / "R-7.jpg").write_bytes(b"jpeg")
+    ended = Outbox(ob)
+    ended.end_round("R-7", "uncertain", None, 3.0)
+    ended.end_round("R-8", "cancelled", None, 3.0)
+    ended.close()
     assert cli.main(["confirm", "R-7", "--red", "2", "--by", "ann", "--outbox", ob, "--evidence",
                      str(tmp_path / "ev"), "--sink", f"file:{sink}"]) == 0
     rec = json.loads(sink.read_text())
@@ -202,6 +213,8 @@ class _Served:
                    {"event": "outcome", "round_id": "O-1", "frame": 29, "t": 8.0, "reason": "ok", "red": 1,
                     "white": 3}):
             self.live.write(ev)
+        self.outbox.end_round("U-1", "uncertain", None, 3.0)      # what the console's watcher records
+        self.outbox.end_round("O-1", "outcome", None, 8.0)
         self.deliverer.start()
         self.thread = threading.Thread(target=self.server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
         self.thread.start()
@@ -296,3 +309,19 @@ def test_off_loopback_every_post_needs_the_token(served):
     status, out = s.request("POST", "/api/rounds/U-1/confirm", body, {"X-Xocdia-Token": TOKEN})
     assert status == 200 and verify(json.loads(out)["record"], KEY)
     assert s.request("POST", "/api/rounds/U-1/confirm", body, {"X-Xocdia-Token": TOKEN})[0] == 409
+
+
+def test_console_confirm_only_on_uncertain_or_unfinished(served):
+    s = served()
+    hdr = {"X-Requested-With": "xocdia-console"}
+    for rid, name in (("V-9", "void"), ("C-9", "cancelled")):
+        s.live.write({"event": "round_started", "round_id": rid, "frame": 30, "t": 9.0, "reason": "bowl on"})
+        s.live.write({"event": name, "round_id": rid, "frame": 39, "t": 12.0, "reason": "x", "code": "no_shake"})
+        s.outbox.end_round(rid, name, "no_shake", 12.0)
+    rounds = {r["round_id"]: r for r in json.loads(s.request("GET", "/api/rounds")[1])["rounds"]}
+    assert rounds["V-9"]["actionable"] and not rounds["V-9"]["can_confirm"] and rounds["U-1"]["can_confirm"]
+    for rid in ("V-9", "C-9"):
+        status, body = s.request("POST", f"/api/rounds/{rid}/confirm", {"red": 4, "by": "eve"}, hdr)
+        assert status == 409 and "needs a round" in json.loads(body)["error"]
+    assert s.store.action("V-9") is None and s.outbox.rows() == []
+    assert s.request("POST", "/api/rounds/V-9/void", {"reason": "no_shake", "by": "ann"}, hdr)[0] == 200

@@ -3,8 +3,10 @@
 It shows the live camera view with the reader's overlay (plate, tokens
 coloured by face, verdict and reason), the round monitor's state and a log of
 the last rounds with their evidence frames.  When the reader abstains
-(``uncertain``) or a round is voided, the supervisor enters the result (red
-count) or voids the round; after a ``rearrange`` the page shows the faces
+(``uncertain``) or a round ends unfinished, the supervisor enters the result
+(red count) or voids the round; a round the monitor voided or cancelled is
+already in the outbox as the reader's signed void message and can never be
+given a result; after a ``rearrange`` the page shows the faces
 before and after.
 
 A manual result is an outcome record of the same form as the reader's
@@ -34,7 +36,7 @@ from pathlib import Path
 
 from .console_actions import ActionRefused, ActionStore, evidence_for
 from .console_http import Security, is_loopback, make_server
-from .console_live import ACTIONABLE, ConsoleLoop, LiveState
+from .console_live import ACTIONABLE, CONFIRMABLE, VOIDABLE, ConsoleLoop, LiveState
 from .monitor_events import MonitorConfig
 
 MIN_TOKEN_CHARS = 16
@@ -124,6 +126,7 @@ class Console:
                                                     "last_error": d["last_error"]}
             r["action"] = actions.get(rid)
             r["actionable"] = r["status"] in ACTIONABLE and r["action"] is None and d is None
+            r["can_confirm"] = r["actionable"] and r["status"] in CONFIRMABLE
             r["evidence_url"] = f"/evidence/{rid}.jpg" if self.evidence_path(rid, False) else None
             r["before_url"] = f"/evidence/{rid}-before.jpg" if self.evidence_path(rid, True) else None
             r.pop("tokens", None)
@@ -147,11 +150,12 @@ class Console:
             self.store.audit(action, False, round_id=round_id, by=data.get("by") if isinstance(data.get("by"), str)
                              else None, origin=origin, detail="unknown round")
             raise ActionRefused(f"round {round_id}: not in this console's log", 404)
-        if rnd["status"] not in ACTIONABLE:
+        allowed = CONFIRMABLE if action == "confirm" else VOIDABLE
+        if rnd["status"] not in allowed:
             self.store.audit(action, False, round_id=round_id, origin=origin,
-                             detail=f"round is {rnd['status']}, not awaiting a supervisor")
-            raise ActionRefused(f"round {round_id} is {rnd['status']}: only an uncertain, void, cancelled or "
-                                "unfinished round takes a manual action", 409)
+                             detail=f"round is {rnd['status']}, a {action} needs {' or '.join(allowed)}")
+            raise ActionRefused(f"round {round_id} is {rnd['status']}: a {action} needs a round the monitor "
+                                f"ended {' or '.join(allowed)}", 409)
         rec = self.store.act(self.outbox, self.key, round_id, action, red=data.get("red"),
                              reason=data.get("reason"), by=data.get("by"),
                              evidence=evidence_for(self.evidence_dir, round_id), origin=origin)

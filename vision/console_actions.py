@@ -9,8 +9,15 @@ Exactly one action per round
     whose primary key is the round id: the first action claims the round in a
     ``BEGIN IMMEDIATE`` transaction, every later one (another tab, the CLI,
     a double click) hits the constraint and is refused.  A round that
-    already has a record in the outbox (the reader's automatic outcome) is
-    refused as well.
+    already has a record in the outbox (the reader's automatic outcome, or
+    the monitor's own void message) is refused as well.
+
+Only on a round the monitor ended for a person to decide
+    The watcher records how the monitor ended every round in the outbox's
+    ``round_endings`` table (round ids are predictable, so an id alone proves
+    nothing).  A confirm needs a round ended ``uncertain`` or ``unfinished``; a
+    void needs ``uncertain``, ``unfinished``, ``void`` or ``cancelled``.  An
+    unknown round, one still in progress or one the reader settled is refused.
 
 Same path as an automatic outcome
     A confirm is an outcome record built by
@@ -51,8 +58,8 @@ from settlement.records import make_outcome_record, utc_now_iso, valid_round_id
 from settlement.ledger import VOID_REASONS
 from settlement.signing import sign
 
+from .outbox import CONFIRMABLE, VOIDABLE, Outbox, OutboxError, transaction
 from .outbox import SCHEMA as OUTBOX_SCHEMA
-from .outbox import Outbox, OutboxError
 
 #: The ledger's rule-sheet void reasons (settlement.ledger.VOID_REASONS); imported lazily to stay light.
 RULE_SHEET_VOIDS = tuple(VOID_REASONS)
@@ -92,6 +99,13 @@ class ActionRefused(Exception):
         self.status = status
 
 
+class StoreError(ActionRefused):
+    """The outbox file cannot be read or written now (locked, disk full, I/O error): nothing was done."""
+
+    def __init__(self, message: str):
+        super().__init__(message, 503)
+
+
 def check_text(name: str, value: Any, *, max_len: int = MAX_TEXT) -> str:
     """A printable, non-empty, trimmed string (the ledger's own rule for names and reasons)."""
     if not isinstance(value, str) or not value.strip():
@@ -108,11 +122,13 @@ def ledger_void_call(reason: str, by: str) -> tuple[str, str, str | None]:
 
 
 def make_void_message(round_id: str, reason: str, *, by: str, seq: int, key: bytes | None,
-                      evidence: str | None = None, created_at: str | None = None) -> dict[str, Any]:
-    """The (signed, given ``key``) manual void message for the outbox."""
+                      evidence: str | None = None, created_at: str | None = None,
+                      source: str = "manual") -> dict[str, Any]:
+    """The (signed, given ``key``) void message for the outbox: a supervisor's (``source="manual"``) or
+    the round monitor's own void or cancel decision (``source="reader"``, ``by="reader"``)."""
     op, ledger_reason, note = ledger_void_call(reason, by)
     msg = {"type": "void", "round_id": round_id, "reason": reason, "ledger_op": op, "ledger_reason": ledger_reason,
-           "note": note, "by": by, "source": "manual", "evidence": evidence, "seq": seq,
+           "note": note, "by": by, "source": source, "evidence": evidence, "seq": seq,
            "created_at": created_at or utc_now_iso()}
     return sign(msg, key) if key is not None else msg
 
@@ -142,15 +158,7 @@ class ActionStore:
             self._db.close()
 
     def _tx(self, fn):
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                out = fn(self._db)
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
-            return out
+        return transaction(self._lock, self._db, fn, StoreError, f"outbox {self.path}")
 
     # -- audit ---------------------------------------------------------------
     def audit(self, action: str, ok: bool, *, round_id=None, by=None, origin=None, detail=None) -> None:
@@ -160,7 +168,7 @@ class ActionStore:
             self._tx(lambda c: c.execute(
                 "INSERT INTO console_audit (at, action, ok, round_id, by, origin, detail) VALUES (?,?,?,?,?,?,?)",
                 (utc_now_iso(), action, int(ok), round_id, by, origin, text)))
-        except sqlite3.Error:
+        except (StoreError, sqlite3.Error):
             pass
 
     def audit_log(self, limit: int = 200) -> list[dict]:
@@ -195,6 +203,15 @@ class ActionStore:
             if c.execute("SELECT 1 FROM outbox WHERE round_id = ?", (round_id,)).fetchone():
                 raise ActionRefused(f"round {round_id}: already has a record in the outbox (the reader's outcome "
                                     "or an earlier action); nothing done")
+            ended = c.execute("SELECT verdict FROM round_endings WHERE round_id = ?", (round_id,)).fetchone()
+            allowed = CONFIRMABLE if action == "confirm" else VOIDABLE
+            if ended is None:
+                raise ActionRefused(f"round {round_id}: the monitor has not ended this round (unknown round id, or "
+                                    f"still in progress); a {action} needs a round it ended "
+                                    f"{' or '.join(allowed)}; nothing done")
+            if ended[0] not in allowed:
+                raise ActionRefused(f"round {round_id}: the monitor ended it as {ended[0]}; a {action} needs a round "
+                                    f"it ended {' or '.join(allowed)}; nothing done")
             try:
                 c.execute("INSERT INTO manual_actions (round_id, action, red, reason, by, evidence, created_at, origin) "
                           "VALUES (?,?,?,?,?,?,?,?)", (round_id, action, red, reason, by, evidence, utc_now_iso(),
@@ -288,5 +305,5 @@ def evidence_for(evidence_dir, round_id: str) -> str | None:
     return str(p.resolve()) if p.is_file() else None
 
 
-__all__ = ["ActionRefused", "ActionStore", "RULE_SHEET_VOIDS", "apply_to_ledger", "check_text", "evidence_for",
+__all__ = ["ActionRefused", "ActionStore", "RULE_SHEET_VOIDS", "StoreError", "apply_to_ledger", "check_text", "evidence_for",
            "ledger_void_call", "make_void_message"]

@@ -7,7 +7,11 @@ evidence frame ``<--evidence>/<ROUND_ID>.jpg`` if it exists), signed with
 running console or ``xocdia watch`` on the same outbox delivers it; with
 ``--sink`` this command delivers it itself (use that only when nothing else
 delivers from the outbox).  One action per round: a second confirm or void,
-here or on the page, is refused.
+here or on the page, is refused.  Only a round the monitor has ended for a
+person to decide is accepted (the watcher records every ending in the
+outbox's ``round_endings``): a confirm needs ``uncertain`` or ``unfinished``,
+a void also takes ``void`` or ``cancelled``; an unknown round id, a round in
+progress or one the reader settled is refused.
 
 Exit status: 0 recorded (and delivered, with ``--sink``), 1 refused or not
 delivered in time, 2 usage error.  The stored record is printed as JSON.

@@ -23,12 +23,14 @@ import cv2
 import numpy as np
 
 from .annotate import draw_reading
+from .outbox import CONFIRMABLE, VOIDABLE
 from .records import save_evidence
 
 #: Final events of a round (after which the monitor starts a new one).
 FINAL = ("outcome", "void", "uncertain", "reshake", "cancelled")
-#: Round statuses on which a supervisor may act (confirm a result or void).
-ACTIONABLE = ("uncertain", "void", "cancelled", "unfinished")
+#: Round statuses on which a supervisor may act: a result only on CONFIRMABLE (the reader could not settle
+#: it), a void on VOIDABLE (a monitor void or cancel is never turned into a payout).
+ACTIONABLE = VOIDABLE
 MAX_ROUNDS = 50
 MAX_EVENTS = 200
 
@@ -318,4 +320,4 @@ class ConsoleLoop:
             self.done.set()
 
 
-__all__ = ["ACTIONABLE", "ConsoleLoop", "FINAL", "LiveState", "annotated"]
+__all__ = ["ACTIONABLE", "CONFIRMABLE", "ConsoleLoop", "VOIDABLE", "FINAL", "LiveState", "annotated"]

@@ -50,7 +50,18 @@ CREATE TABLE IF NOT EXISTS outbox (
     last_error TEXT,
     acked_at TEXT
 );
+CREATE TABLE IF NOT EXISTS round_endings (
+    round_id TEXT PRIMARY KEY,
+    verdict TEXT NOT NULL,
+    code TEXT,
+    t REAL,
+    at TEXT NOT NULL
+);
 """
+
+#: How the monitor ended a round (``round_endings.verdict``) -> the supervisor actions it allows.
+CONFIRMABLE = ("uncertain", "unfinished")
+VOIDABLE = ("uncertain", "unfinished", "void", "cancelled")
 
 
 class OutboxError(RuntimeError):
@@ -63,6 +74,27 @@ class SinkError(Exception):
 
 class SinkRejected(Exception):
     """A sink refused a record for good (retrying cannot help)."""
+
+
+def transaction(lock, db, fn, error: Callable[[str], Exception], label: str):
+    """Run ``fn(db)`` in one ``BEGIN IMMEDIATE`` transaction under ``lock``; a ``sqlite3.Error``
+    (locked, disk full, I/O error) rolls back and is raised as ``error("<label>: <what>")``."""
+    with lock:
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                out = fn(db)
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+            return out
+        except sqlite3.Error as exc:
+            try:
+                db.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+            raise error(f"{label}: {exc}") from exc
 
 
 def _utc() -> str:
@@ -97,22 +129,7 @@ class Outbox:
 
     # -- transactions -------------------------------------------------------
     def _tx(self, fn):
-        with self._lock:
-            try:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    out = fn(self._db)
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
-                return out
-            except sqlite3.Error as exc:
-                try:
-                    self._db.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-                raise OutboxError(f"outbox {self.path}: {exc}") from exc
+        return transaction(self._lock, self._db, fn, OutboxError, f"outbox {self.path}")
 
     @staticmethod
     def _bump(c, key: str, at_least: int = 0) -> int:
@@ -152,6 +169,21 @@ class Outbox:
                       (round_id, seq, json.dumps(rec, sort_keys=True, ensure_ascii=False), _utc()))
             return rec
         return self._tx(work)
+
+    def end_round(self, round_id: str, verdict: str, code: str | None, t: float | None) -> None:
+        """Record how the monitor ended ``round_id`` (``outcome``, ``void``, ``uncertain``, ``cancelled``,
+        ``unfinished``); ``xocdia confirm`` / ``void`` check it.  Raises OutboxError."""
+        self._tx(lambda c: c.execute(
+            "INSERT INTO round_endings (round_id, verdict, code, t, at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT(round_id) DO UPDATE SET verdict = excluded.verdict, code = excluded.code, "
+            "t = excluded.t, at = excluded.at", (round_id, verdict, code, t, _utc())))
+
+    def round_ending(self, round_id: str) -> dict | None:
+        """``{"round_id", "verdict", "code", "t", "at"}`` of a round the monitor ended, or None."""
+        with self._lock:
+            row = self._db.execute("SELECT round_id, verdict, code, t, at FROM round_endings WHERE round_id = ?",
+                                   (round_id,)).fetchone()
+        return None if row is None else dict(zip(("round_id", "verdict", "code", "t", "at"), row))
 
     def pending(self, limit: int = 100) -> list[dict]:
         """Records not yet acknowledged (nor rejected), oldest first."""

@@ -77,6 +77,15 @@ class EventLog:
 class Watcher:
     """Monitor + records + outbox + delivery; ``handle`` turns monitor events into side effects.
 
+    Every round the monitor ends is written to the outbox's ``round_endings``
+    (what ``xocdia confirm`` / ``void`` check).  An ``outcome`` becomes the
+    reader's signed outcome record; a ``void`` or ``cancelled`` round becomes a
+    signed void message (``source: "reader"``, reason = the void code, or
+    ``cancelled``; see :func:`vision.console_actions.make_void_message`), so the
+    ledger learns of it durably.  If the outbox already holds a different record
+    for the round, an ``alarm`` (kind ``conflict``) names both and nothing is
+    claimed stored.
+
     Records that cannot be stored (disk full) are kept in memory, an
     ``alarm`` is raised, and they are stored again on every later call
     until the outbox takes them; they are never sent before being stored.
@@ -86,41 +95,102 @@ class Watcher:
                  key: bytes | None, evidence_dir, profile_sha256: str | None):
         self.monitor, self.outbox, self.deliverer, self.log = monitor, outbox, deliverer, log
         self.key, self.evidence_dir, self.profile_sha256 = key, evidence_dir, profile_sha256
-        self.held: list[tuple[dict, str | None]] = []     # (outcome event, evidence path) not yet stored
+        self.held: list[tuple[dict, str | None]] = []     # (outcome/void/cancelled event, evidence) not yet stored
+        self.held_endings: list[tuple[str, str, str | None, float | None]] = []
         self.alarmed = False
 
     def emit(self, ev: dict) -> None:
         self.log.write(ev)
 
+    @staticmethod
+    def ending(ev: dict) -> tuple[str, str, str | None, float | None] | None:
+        """(round_id, verdict, code, t) when ``ev`` ends a round, else None."""
+        rid, name = ev.get("round_id"), ev.get("event")
+        if rid is None:
+            return None
+        if name in ("outcome", "void", "uncertain", "cancelled"):
+            return rid, name, ev.get("code"), ev.get("t")
+        if name == "warning" and ev.get("kind") == "source_ended":
+            return rid, "unfinished", None, ev.get("t")
+        return None
+
     def handle(self, events: list[dict]) -> None:
         for ev in events:
-            if ev["event"] == "outcome":
+            end = self.ending(ev)
+            if end is not None:
+                self.held_endings.append(end)
+                self.flush_endings()
+            if ev["event"] in ("outcome", "void", "cancelled"):
                 ev = dict(ev)
-                ev.pop("state", None)
-                evidence = None
-                got = self.monitor.evidence(ev["round_id"])
-                if got is not None and self.evidence_dir:
-                    try:
-                        evidence = os.path.abspath(save_evidence(got[0], self.evidence_dir, ev["round_id"]))
-                    except OSError as exc:
-                        self.emit({"event": "alarm", "round_id": ev["round_id"], "frame": ev["frame"], "t": ev["t"],
-                                   "reason": f"cannot save the reveal frame: {exc}", "kind": "evidence"})
-                ev["evidence"] = evidence
+                evidence = ev.get("evidence")
+                if ev["event"] == "outcome":
+                    ev.pop("state", None)
+                    evidence = None
+                    got = self.monitor.evidence(ev["round_id"])
+                    if got is not None and self.evidence_dir:
+                        try:
+                            evidence = os.path.abspath(save_evidence(got[0], self.evidence_dir, ev["round_id"]))
+                        except OSError as exc:
+                            self.emit({"event": "alarm", "round_id": ev["round_id"], "frame": ev["frame"],
+                                       "t": ev["t"], "reason": f"cannot save the reveal frame: {exc}",
+                                       "kind": "evidence"})
+                    ev["evidence"] = evidence
                 self.held.append((ev, evidence))
-                rec = self.flush_held()
+                rec = self.flush_held(ev["round_id"])
                 ev["seq"] = None if rec is None else rec["seq"]
                 ev["signed"] = None if rec is None else "signature" in rec
             self.emit(ev)
         self.flush_held()
 
-    def flush_held(self) -> dict | None:
-        """Store held records, oldest first; return the last record stored (None if none)."""
+    def flush_endings(self) -> None:
+        """Record held round endings, oldest first (an unwritable outbox raises the one outbox alarm)."""
+        while self.held_endings:
+            rid, verdict, code, t = self.held_endings[0]
+            try:
+                self.outbox.end_round(rid, verdict, code, t)
+            except OutboxError as exc:
+                if not self.alarmed:
+                    self.alarmed = True
+                    self.emit({"event": "alarm", "round_id": rid, "frame": None, "t": t, "kind": "outbox_write",
+                               "reason": f"outbox write failed ({exc}); records and round endings held in memory "
+                               "and retried, nothing sent until stored; supervisor actions on round "
+                               f"{rid} are refused until its ending ({verdict}) is recorded"})
+                return
+            self.held_endings.pop(0)
+            if self.alarmed and not self.held and not self.held_endings:
+                self.alarmed = False
+                self.emit({"event": "warning", "round_id": rid, "frame": None, "t": t, "kind": "outbox_ok",
+                           "reason": "outbox writable again: held round endings recorded"})
+
+    def _build(self, ev: dict, evidence):
+        if ev["event"] == "outcome":
+            return lambda seq: record_from_event(ev, seq=seq, key=self.key, evidence=evidence,
+                                                 profile_sha256=self.profile_sha256)
+        from .console_actions import make_void_message
+        reason = ev.get("code") or "cancelled"
+        return lambda seq: make_void_message(ev["round_id"], reason, by="reader", seq=seq, key=self.key,
+                                             evidence=evidence, source="reader")
+
+    @staticmethod
+    def _mine(ev: dict, stored: dict) -> bool:
+        """Is ``stored`` the record this event makes (the same source and result)?"""
+        if stored.get("source") != "reader":
+            return False
+        if ev["event"] == "outcome":
+            return stored.get("type") == "outcome" and stored.get("red") == ev.get("red")
+        return stored.get("type") == "void" and stored.get("reason") == (ev.get("code") or "cancelled")
+
+    def flush_held(self, round_id: str | None = None) -> dict | None:
+        """Store held records, oldest first; return the record stored for ``round_id`` (None if it was not
+        stored: outbox unwritable, or another record already there) or, without ``round_id``, the last one."""
+        self.flush_endings()
         rec = None
         while self.held:
             ev, evidence = self.held[0]
+            built: list[dict] = []
+            build = self._build(ev, evidence)
             try:
-                rec = self.outbox.add(ev["round_id"], lambda seq: record_from_event(
-                    ev, seq=seq, key=self.key, evidence=evidence, profile_sha256=self.profile_sha256))
+                stored = self.outbox.add(ev["round_id"], lambda seq: built.append(build(seq)) or built[-1])
             except OutboxError as exc:
                 if not self.alarmed:
                     self.alarmed = True
@@ -129,11 +199,23 @@ class Watcher:
                                "memory and retried, nothing sent until stored", "kind": "outbox_write"})
                 return None
             self.held.pop(0)
+            ok = bool(built) or self._mine(ev, stored)
+            if not ok:
+                ours = {"event": ev["event"], "red": ev.get("red"), "code": ev.get("code")}
+                theirs = {k: stored.get(k) for k in ("type", "source", "by", "red", "reason", "seq", "created_at")}
+                self.emit({"event": "alarm", "round_id": ev["round_id"], "frame": ev["frame"], "t": ev["t"],
+                           "kind": "conflict", "reader": ours, "stored": theirs,
+                           "reason": f"round {ev['round_id']}: the outbox already holds another record "
+                           f"({theirs['source']} {theirs['type']}, red {theirs['red']}, by {theirs['by']}, "
+                           f"seq {theirs['seq']}); the reader's {ev['event']} (red {ev.get('red')}, code "
+                           f"{ev.get('code')}) was NOT stored: check the round by hand"})
+            if round_id is None or ev["round_id"] == round_id:
+                rec = stored if ok else None
             if self.alarmed:
                 self.emit({"event": "warning", "round_id": ev["round_id"], "frame": ev["frame"], "t": ev["t"],
-                           "reason": f"outbox writable again: held record stored (seq {rec['seq']})",
-                           "kind": "outbox_ok", "seq": rec["seq"]})
-                if not self.held:
+                           "reason": f"outbox writable again: held record stored (seq {stored['seq']})",
+                           "kind": "outbox_ok", "seq": stored["seq"]})
+                if not self.held and not self.held_endings:
                     self.alarmed = False
             if self.deliverer is not None:
                 self.deliverer.kick()

@@ -91,7 +91,9 @@
     if (r.code && RULE_SHEET.includes(r.code)) reason.value = r.code;
     const voidBtn = el("button", { class: "void", type: "button", text: "Void round" });
     voidBtn.addEventListener("click", () => act(r.round_id, "void", { reason: reason.value }, box));
-    box.append(red, confirm, reason, voidBtn);
+    // a result only on a round the monitor could not settle; a monitor void or cancel can only be voided
+    if (r.can_confirm) box.append(red, confirm);
+    box.append(reason, voidBtn);
     return box;
   }
 
