@@ -112,3 +112,112 @@ def test_backoff_grows_caps_and_is_seeded():
     b = [Backoff(0.5, 8.0, seed=3).delay(n) for n in range(1, 10)]
     assert a == b
     assert all(0.25 <= x <= 8.0 for x in a) and a[-1] >= 4.0
+
+
+# ------------------------------------------------- HTTP sink on a real local server
+import threading  # noqa: E402
+import time  # noqa: E402
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer  # noqa: E402
+
+from vision.outbox import HttpSink, SinkRejected  # noqa: E402
+
+
+class _Odd(BaseHTTPRequestHandler):
+    """/moved answers a POST with a redirect to /ok; /ok answers 200 to anything; /short cuts its body."""
+
+    gets: list = []
+    posts: list = []
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.posts.append(self.path)
+        if self.path.startswith("/moved"):
+            self.send_response(int(self.path.rsplit("/", 1)[1]))
+            self.send_header("Location", "/ok")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+        elif self.path == "/short":
+            self.send_response(200)
+            self.send_header("Content-Length", "100")
+            self.end_headers()
+            self.wfile.write(b"short")
+            self.wfile.flush()
+            self.close_connection = True
+        else:
+            self.send_response(200)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    def do_GET(self):  # noqa: N802
+        self.gets.append(self.path)
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"ok")
+
+    def log_message(self, *a):
+        pass
+
+
+@pytest.fixture
+def odd_server():
+    _Odd.gets, _Odd.posts = [], []
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Odd)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{srv.server_address[1]}"
+    srv.shutdown()
+    srv.server_close()
+
+
+@pytest.mark.parametrize("code", [301, 302, 303, 307, 308])
+def test_http_sink_never_follows_a_redirect(tmp_path, odd_server, code):
+    ob = Outbox(tmp_path / "o.db")
+    ob.add("R1", lambda seq: {"round_id": "R1", "seq": seq})
+    evs = []
+    d = Deliverer(ob, HttpSink(f"{odd_server}/moved/{code}"), on_event=evs.append)
+    assert d.pump() == 0
+    assert _Odd.gets == [] and _Odd.posts == [f"/moved/{code}"]        # the record was not turned into a GET
+    assert ob.rows()[0]["state"] == "rejected" and "redirect" in ob.rows()[0]["last_error"]
+    assert [e["kind"] for e in evs if e["event"] == "alarm"] == ["sink_rejected"]
+
+
+def test_truncated_http_answer_is_retried_and_the_thread_survives(tmp_path, odd_server):
+    with pytest.raises(SinkError, match="bad HTTP answer"):
+        HttpSink(f"{odd_server}/short").send({"round_id": "R0"})
+    ob = Outbox(tmp_path / "o.db")
+    ob.add("R1", lambda seq: {"round_id": "R1", "seq": seq})
+    evs = []
+    d = Deliverer(ob, HttpSink(f"{odd_server}/short"), backoff=Backoff(0.01, 0.02), on_event=evs.append)
+    assert d.pump() == 0                                               # no exception escapes
+    assert ob.rows()[0]["state"] == "pending" and ob.rows()[0]["attempts"] == 1
+    d.start()
+    time.sleep(0.3)
+    assert d._thread.is_alive()
+    d.sink = HttpSink(f"{odd_server}/ok")
+    assert d.drain(5) and ob.rows()[0]["state"] == "acked"
+    d.stop()
+
+
+def test_an_unexpected_error_in_a_delivery_pass_raises_an_alarm_and_the_thread_lives(tmp_path):
+    class Broken:
+        name = "broken"
+        calls = 0
+
+        def send(self, rec):
+            Broken.calls += 1
+            raise ValueError("bug in a sink")
+
+    ob = Outbox(tmp_path / "o.db")
+    ob.add("R1", lambda seq: {"round_id": "R1", "seq": seq})
+    evs = []
+    d = Deliverer(ob, Broken(), backoff=Backoff(0.01, 0.02), on_event=evs.append)
+    d.start()
+    deadline = time.monotonic() + 5
+    while Broken.calls < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert d._thread.is_alive() and Broken.calls >= 3
+    assert any(e["event"] == "alarm" and e["kind"] == "deliverer_error" and "bug in a sink" in e["reason"]
+               for e in evs)
+    d.sink = StdoutSink(io.StringIO())
+    assert d.drain(5)
+    d.stop()

@@ -24,6 +24,7 @@ cannot postpone a retry by more than ``max_backoff_s``.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import random
@@ -262,30 +263,49 @@ class FileSink:
         self._seen.add(rid)
 
 
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Never follow a redirect: urllib would turn the POST into a GET without the record."""
+
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
 class HttpSink:
-    """POST each record as JSON with ``Idempotency-Key: <round_id>``."""
+    """POST each record as JSON with ``Idempotency-Key: <round_id>``.
+
+    Redirects are not followed: any 3xx answer is :class:`SinkRejected` (the
+    record is kept as ``rejected`` with an alarm; fix the URL).  A broken or
+    truncated answer (``http.client.HTTPException``) is :class:`SinkError`
+    (retried).
+    """
 
     def __init__(self, url: str, *, timeout: float = 5.0):
         self.url = url
         self.name = url
         self.timeout = timeout
+        self._opener = urllib.request.build_opener(_NoRedirect)
 
     def send(self, record: dict) -> None:
         body = json.dumps(record, sort_keys=True, ensure_ascii=False).encode("utf-8")
         req = urllib.request.Request(self.url, data=body, method="POST", headers={
             "Content-Type": "application/json", "Idempotency-Key": str(record.get("round_id"))})
         try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+            with self._opener.open(req, timeout=self.timeout) as resp:
                 resp.read()
                 return
         except urllib.error.HTTPError as exc:
             if exc.code == 409:
                 return                                   # already have it
+            if 300 <= exc.code < 400:
+                raise SinkRejected(f"{self.url}: HTTP {exc.code} redirect to {exc.headers.get('Location')!r} "
+                                   "not followed (a redirected POST loses its body); give the final URL") from exc
             if exc.code in (408, 429) or exc.code >= 500:
                 raise SinkError(f"{self.url}: HTTP {exc.code}") from exc
             raise SinkRejected(f"{self.url}: HTTP {exc.code} {exc.reason}") from exc
         except (urllib.error.URLError, OSError, TimeoutError) as exc:
             raise SinkError(f"{self.url}: {getattr(exc, 'reason', exc)}") from exc
+        except http.client.HTTPException as exc:         # truncated or malformed answer: not acknowledged
+            raise SinkError(f"{self.url}: bad HTTP answer: {exc!r}") from exc
 
 
 def make_sink(spec: str):
@@ -408,7 +428,17 @@ class Deliverer:
     def start(self) -> None:
         def loop():
             while not self._stop.is_set():
-                n = self.pump()
+                try:
+                    n = self.pump()
+                except Exception as exc:  # noqa: BLE001 - the delivery thread must never die silently
+                    n = 0
+                    self.failures += 1
+                    self.next_at = self.clock() + self.backoff.delay(self.failures)
+                    try:
+                        self._emit("alarm", f"delivery pass failed unexpectedly ({exc!r}); retrying, nothing lost",
+                                   kind="deliverer_error")
+                    except Exception:  # noqa: BLE001
+                        pass
                 if n == 0:
                     self._wake.wait(min(0.5, max(0.01, self.due_in())))
                     self._wake.clear()
