@@ -54,7 +54,7 @@ def main(argv=None) -> int:
         ready = tmp / "url"
         env = dict(os.environ, PYTHONPATH=str(ROOT))
         console = subprocess.Popen(
-            [sys.executable, "-m", "vision", "console", "--source", str(args.clip), "--speed", "0", "--port", "0",
+            [sys.executable, "-m", "vision", "console", "--source", str(args.clip), "--speed", "0", "--betting", "auto", "--port", "0",
              "--ready-file", str(ready), "--key-file", str(tmp / "hmac.key"), "--outbox", str(tmp / "o.db"),
              "--evidence", str(tmp / "evidence"), "--sink", f"file:{tmp / 'sink.jsonl'}",
              "--rearrange-timeout", "1.5"], cwd=tmp, env=env, stdout=subprocess.DEVNULL)

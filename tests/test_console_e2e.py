@@ -199,7 +199,7 @@ def test_supervisor_confirms_an_uncertain_round_in_chromium(uncertain_clip, tmp_
     env.pop("XOCDIA_HMAC_KEY", None)
     console = subprocess.Popen(
         [sys.executable, "-m", "vision", "console", "--source", folder, "--fps", str(FPS), "--speed", "3",
-         "--port", "0", "--ready-file", str(ready), "--key-file", str(key_file), "--outbox", str(tmp_path / "o.db"),
+         "--betting", "auto", "--port", "0", "--ready-file", str(ready), "--key-file", str(key_file), "--outbox", str(tmp_path / "o.db"),
          "--evidence", str(tmp_path / "evidence"), "--sink", receiver.url,
          "--rearrange-timeout", str(REARRANGE_TIMEOUT)],
         cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=open(tmp_path / "console.err", "wb"))

@@ -17,6 +17,10 @@ for the void message and how it maps to the ledger).  One action per round,
 enforced by SQLite; ``xocdia confirm`` / ``xocdia void`` do the same from the
 command line against the same ``--outbox``.
 
+Betting: as ``xocdia watch``, ``--betting stdin`` (default) closes betting on
+a ``betting_closed`` line on stdin and a reveal before it is void (early
+lift); ``--betting auto`` is for dry runs on clips only.
+
 Security: loopback only unless ``--token-file`` is given; see
 :mod:`vision.console_http` for the checks on every state-changing request.
 
@@ -61,9 +65,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--fps", type=float, default=None, help="frame rate of a folder or a file without one")
     p.add_argument("--speed", type=float, default=1.0, help="play a file or folder at this many times real time "
                    "(0 = as fast as it reads)")
-    p.add_argument("--betting", choices=("auto", "stdin"), default="auto",
-                   help="auto (default): betting counts as closed when the bowl settles; stdin: "
-                   "'betting_closed' lines on stdin")
+    p.add_argument("--betting", choices=("stdin", "auto"), default="stdin",
+                   help="stdin (default, as xocdia watch): 'betting_closed' lines on stdin close betting, a reveal "
+                   "before that is void (early lift); auto: DRY RUN ONLY (clips, demos): betting counts as closed "
+                   "when the bowl settles, which switches the early-lift rule off")
     p.add_argument("--stable-frames", type=int, default=MonitorConfig.stable_frames)
     p.add_argument("--reveal-timeout", type=float, default=MonitorConfig.reveal_timeout_s,
                    help="seconds without a stable reading after the reveal before 'uncertain'")

@@ -262,49 +262,34 @@ class ConsoleLoop:
 
     def _run(self) -> None:
         from .sources import ThreadedSource
+        from .watch_cli import frame_loop
         src = self.source
         live = getattr(src, "live", False)
         threaded = ThreadedSource(src).start()
         mon, watcher, state = self.monitor, self.watcher, self.state
-        last_t = None
-        last_frame = None
-        t0_wall = t0_frame = None
+        pacing = {"wall": None, "frame": None}
         state.source_status = "running"
+
+        def pace(item, last_t) -> bool:
+            if live or self.speed <= 0:
+                return False
+            now = time.monotonic()
+            if pacing["wall"] is None or last_t is None or item.t < last_t:
+                pacing["wall"], pacing["frame"] = now, item.t
+            wait = pacing["wall"] + (item.t - pacing["frame"]) / self.speed - now
+            return wait > 0 and self._stop.wait(min(wait, 2.0))
+
+        def on_frame(item) -> None:
+            state.note_frame(item.frame, item.index, item.t, mon.state, mon.round_id)
+
+        def on_events(events, item) -> None:
+            self._final_frames(events, item.frame)
+            with state.lock:
+                state.monitor_state, state.round_id = mon.state, mon.round_id
+
         try:
-            while not self._stop.is_set():
-                item = threaded.get(timeout=0.1)
-                if self.closes is not None:
-                    q, lock = self.closes
-                    with lock:
-                        n_close, q[:] = len(q), []
-                    if n_close and last_t is not None:
-                        watcher.handle(mon.betting_closed(last_t))
-                if item is None:
-                    if live:
-                        watcher.handle(mon.tick(time.monotonic()))
-                    watcher.flush_held()
-                    continue
-                if item.kind == "eof":
-                    break
-                if item.kind == "status":
-                    state.write({"event": "warning", "round_id": mon.round_id, "frame": None, "t": last_t,
-                                 "reason": item.reason, "kind": "source"})
-                    continue
-                if not live and self.speed > 0:
-                    now = time.monotonic()
-                    if t0_wall is None or last_t is None or item.t < last_t:
-                        t0_wall, t0_frame = now, item.t
-                    wait = t0_wall + (item.t - t0_frame) / self.speed - now
-                    if wait > 0 and self._stop.wait(min(wait, 2.0)):
-                        break
-                last_t = item.t
-                last_frame = item.frame
-                state.note_frame(item.frame, item.index, item.t, mon.state, mon.round_id)
-                events = mon.feed(item.frame, item.t, item.index)
-                self._final_frames(events, item.frame)
-                watcher.handle(events)
-                with state.lock:
-                    state.monitor_state, state.round_id = mon.state, mon.round_id
+            _, last_frame = frame_loop(threaded, mon, watcher, state, live=live, closes=self.closes,
+                                       stop=self._stop, pace=pace, on_frame=on_frame, on_events=on_events)
             ended = mon.finish()
             for ev in ended:
                 if ev.get("kind") == "source_ended" and ev.get("round_id"):

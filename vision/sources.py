@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import json
 import queue
-import random
 import threading
 import time
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 import cv2
+
+from .outbox import Backoff
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp")
 
@@ -153,8 +154,7 @@ class ThreadedSource:
         self.clock = clock
         self._stop = threading.Event()
         self._sleep = sleep or (lambda s: self._stop.wait(s))
-        self.base, self.cap = backoff_base_s, backoff_max_s
-        self.rng = random.Random(seed)
+        self.backoff = Backoff(backoff_base_s, backoff_max_s, seed)
         self.max_failures = max_failures
         self.read_fail_limit = read_fail_limit
         self.dropped = 0
@@ -191,8 +191,7 @@ class ThreadedSource:
                         pass
 
     def _delay(self, failures: int) -> float:
-        top = min(self.cap, self.base * 2 ** max(0, failures - 1))
-        return top / 2 + self.rng.random() * top / 2
+        return self.backoff.delay(failures)
 
     def _run(self) -> None:
         src = self.source

@@ -244,12 +244,57 @@ def outbox_counter(outbox: Outbox) -> int:
         return 0
 
 
-def _stdin_lines(q: list, lock: threading.Lock) -> None:
+def _stdin_lines(q: list, lock: threading.Lock, clock=time.monotonic) -> None:
+    """Queue the arrival time (``clock``: the live sources' monotonic clock) of every ``betting_closed`` line."""
     for line in sys.stdin:
         word = line.strip().split()
         if word and word[0] == "betting_closed":
             with lock:
-                q.append(True)
+                q.append(clock())
+
+
+def frame_loop(source, monitor: RoundMonitor, watcher: Watcher, log, *, live: bool, closes=None, stop=None,
+               pace=None, on_frame=None, on_events=None):
+    """The watch loop, shared by ``xocdia watch`` and the console: frames -> monitor -> watcher.
+
+    ``source`` is a started :class:`ThreadedSource`; ``closes`` the ``(list, lock)`` that
+    :func:`_stdin_lines` fills.  A betting close is stamped with its arrival time on a live source
+    (frames there carry the same monotonic clock, and the frames still queued or being read would
+    stamp it too early) and with the last frame's time on a file or folder (played faster than real
+    time, arrival means nothing).  ``pace(item, last_t) -> stop?`` runs before a frame is used,
+    ``on_frame(item)`` before it is fed, ``on_events(events, item)`` before the watcher handles them.
+    Returns ``(last_t, last_frame)`` when the source ends or ``stop`` is set.
+    """
+    last_t = last_frame = None
+    while stop is None or not stop.is_set():
+        item = source.get(timeout=0.1)
+        if closes is not None:
+            q, lock = closes
+            with lock:
+                arrived, q[:] = list(q), []
+            if arrived and last_t is not None:
+                watcher.handle(monitor.betting_closed(arrived[0] if live else last_t))
+        if item is None:
+            if live:
+                watcher.handle(monitor.tick(time.monotonic()))
+            watcher.flush_held()
+            continue
+        if item.kind == "eof":
+            break
+        if item.kind == "status":
+            log.write({"event": "warning", "round_id": monitor.round_id, "frame": None, "t": last_t,
+                       "reason": item.reason, "kind": "source"})
+            continue
+        if pace is not None and pace(item, last_t):
+            break
+        last_t, last_frame = item.t, item.frame
+        if on_frame is not None:
+            on_frame(item)
+        events = monitor.feed(item.frame, item.t, item.index)
+        if on_events is not None:
+            on_events(events, item)
+        watcher.handle(events)
+    return last_t, last_frame
 
 
 def run(args: argparse.Namespace) -> int:
@@ -300,28 +345,9 @@ def run(args: argparse.Namespace) -> int:
     if args.betting == "stdin":
         threading.Thread(target=_stdin_lines, args=(closes, lock), daemon=True).start()
     source = ThreadedSource(src).start()
-    live = getattr(src, "live", False)
-    last_t = None
     try:
-        while True:
-            item = source.get(timeout=0.1)
-            with lock:
-                n_close, closes[:] = len(closes), []
-            if n_close and last_t is not None:
-                watcher.handle(monitor.betting_closed(last_t))
-            if item is None:
-                if live:
-                    watcher.handle(monitor.tick(time.monotonic()))
-                watcher.flush_held()
-                continue
-            if item.kind == "eof":
-                break
-            if item.kind == "status":
-                log.write({"event": "warning", "round_id": monitor.round_id, "frame": None, "t": last_t,
-                           "reason": item.reason, "kind": "source"})
-                continue
-            last_t = item.t
-            watcher.handle(monitor.feed(item.frame, item.t, item.index))
+        last_t, _ = frame_loop(source, monitor, watcher, log, live=getattr(src, "live", False),
+                               closes=(closes, lock) if args.betting == "stdin" else None)
         watcher.handle(monitor.finish())
     finally:
         source.stop()
@@ -340,4 +366,4 @@ def run(args: argparse.Namespace) -> int:
     return 0 if drained and not watcher.held else 1
 
 
-__all__ = ["EventLog", "Watcher", "add_arguments", "run"]
+__all__ = ["EventLog", "Watcher", "add_arguments", "frame_loop", "run"]
