@@ -325,3 +325,33 @@ def test_console_confirm_only_on_uncertain_or_unfinished(served):
         assert status == 409 and "needs a round" in json.loads(body)["error"]
     assert s.store.action("V-9") is None and s.outbox.rows() == []
     assert s.request("POST", "/api/rounds/V-9/void", {"reason": "no_shake", "by": "ann"}, hdr)[0] == 200
+
+
+def test_locked_outbox_during_a_web_action_is_a_503_json_error(served, tmp_path):
+    import sqlite3
+    s = served()
+    quick = ActionStore(tmp_path / "o.db", timeout=0.2)
+    s.console.store = quick
+    blocker = sqlite3.connect(tmp_path / "o.db", isolation_level=None)
+    blocker.execute("BEGIN IMMEDIATE")                           # another writer holds the lock
+    try:
+        status, body = s.request("POST", "/api/rounds/U-1/confirm", {"red": 2, "by": "ann"},
+                                 {"X-Requested-With": "xocdia-console"})
+    finally:
+        blocker.execute("ROLLBACK")
+        blocker.close()
+    assert status == 503 and "locked" in json.loads(body)["error"] and json.loads(body)["ok"] is False
+    assert s.store.action("U-1") is None and s.outbox.rows() == []
+    status, body = s.request("POST", "/api/rounds/U-1/confirm", {"red": 2, "by": "ann"},
+                             {"X-Requested-With": "xocdia-console"})
+    assert status == 200                                         # lock gone: the action goes through
+    quick.close()
+
+
+def test_store_transaction_errors_become_store_errors(tmp_path):
+    from vision.console_actions import StoreError
+    store = ActionStore(tmp_path / "o.db")
+    store.close()
+    with pytest.raises(StoreError) as exc:
+        store._tx(lambda c: None)
+    assert exc.value.status == 503

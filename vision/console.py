@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -46,13 +47,24 @@ from .monitor_events import MonitorConfig
 MIN_TOKEN_CHARS = 16
 
 
+def _port(text: str) -> int:
+    """argparse type: a TCP port 0-65535."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {text!r}") from None
+    if not 0 <= n <= 65535:
+        raise argparse.ArgumentTypeError(f"expected a port number 0-65535, got {n}")
+    return n
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--source", default="0", help="camera index (default 0), rtsp:// or http:// URL, video file, "
                    "or folder of frames")
     p.add_argument("--profile", metavar="P", help="studio profile (xocdia calibrate)")
     p.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1; anything not loopback "
                    "needs --token-file)")
-    p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0 = any free port)")
+    p.add_argument("--port", type=_port, default=8765, help="port (default 8765; 0 = any free port)")
     p.add_argument("--token-file", metavar="F", help="file holding the access token (at least 16 characters) "
                    "every state-changing request must send as X-Xocdia-Token")
     p.add_argument("--key-file", metavar="K", help="HMAC key file of the records (else $XOCDIA_HMAC_KEY)")
@@ -225,10 +237,16 @@ def run(args: argparse.Namespace) -> int:
     except (ValueError, FileNotFoundError) as exc:
         return fail(str(exc))
 
-    events_log = EventLog(args.events) if args.events else None
+    try:
+        events_log = EventLog(args.events) if args.events else None
+    except OSError as exc:
+        return fail(f"--events {args.events}: cannot open: {exc.strerror or exc}")
     live = LiveState(evidence_dir=args.evidence, forward=events_log)
-    outbox = Outbox(args.outbox)
-    store = ActionStore(args.outbox)
+    try:
+        outbox = Outbox(args.outbox)
+        store = ActionStore(args.outbox)
+    except sqlite3.Error as exc:
+        return fail(f"--outbox {args.outbox}: cannot open the outbox database: {exc}")
     deliverer = Deliverer(outbox, sink, backoff=Backoff(), on_event=live.write)
     from .reader import read_frame
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 import sys
 
 
@@ -42,8 +43,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run_action(args: argparse.Namespace, action: str) -> int:
     from settlement.signing import load_key
 
-    from .console_actions import ActionRefused, ActionStore, evidence_for
-    from .outbox import Backoff, Deliverer, Outbox, make_sink
+    from .console_actions import ActionStore
+    from .outbox import Outbox, OutboxError, make_sink
 
     name = f"xocdia {action}"
     try:
@@ -52,34 +53,52 @@ def run_action(args: argparse.Namespace, action: str) -> int:
     except ValueError as exc:
         print(f"{name}: {exc}", file=sys.stderr)
         return 2
-    outbox = Outbox(args.outbox)
-    store = ActionStore(args.outbox)
     try:
-        store.finish_claimed(outbox, key)
-        try:
-            rec = store.act(outbox, key, args.round_id, action, red=getattr(args, "red", None),
-                            reason=getattr(args, "reason", None), by=args.by,
-                            evidence=evidence_for(args.evidence, args.round_id), origin="cli")
-        except ActionRefused as exc:
-            print(f"{name}: refused: {exc}", file=sys.stderr)
-            return 1
-        print(json.dumps(rec, sort_keys=True, ensure_ascii=False))
-        if sink is None:
-            print(f"{name}: {args.round_id}: signed record seq {rec['seq']} in the outbox {args.outbox}; "
-                  "the running console or watch delivers it", file=sys.stderr)
-            return 0
-        deliverer = Deliverer(outbox, sink, backoff=Backoff(),
-                              on_event=lambda ev: print(f"{name}: {ev['event']}: {ev['reason']}", file=sys.stderr))
-        deliverer.start()
-        ok = deliverer.drain(args.drain_timeout)
-        deliverer.stop()
-        if not ok:
-            print(f"{name}: not delivered within {args.drain_timeout:g}s; it stays in the outbox", file=sys.stderr)
-            return 1
-        return 0
+        outbox = Outbox(args.outbox)
+    except sqlite3.Error as exc:
+        print(f"{name}: --outbox {args.outbox}: cannot open the outbox database: {exc}", file=sys.stderr)
+        return 2
+    try:
+        store = ActionStore(args.outbox)
+    except sqlite3.Error as exc:
+        outbox.close()
+        print(f"{name}: --outbox {args.outbox}: cannot open the outbox database: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _act(args, name, action, outbox, store, key, sink)
+    except (sqlite3.Error, OutboxError) as exc:
+        print(f"{name}: --outbox {args.outbox}: {exc}", file=sys.stderr)
+        return 2
     finally:
         store.close()
         outbox.close()
+
+
+def _act(args, name, action, outbox, store, key, sink) -> int:
+    from .console_actions import ActionRefused, evidence_for
+    from .outbox import Backoff, Deliverer
+    store.finish_claimed(outbox, key)
+    try:
+        rec = store.act(outbox, key, args.round_id, action, red=getattr(args, "red", None),
+                        reason=getattr(args, "reason", None), by=args.by,
+                        evidence=evidence_for(args.evidence, args.round_id), origin="cli")
+    except ActionRefused as exc:
+        print(f"{name}: refused: {exc}", file=sys.stderr)
+        return 1
+    print(json.dumps(rec, sort_keys=True, ensure_ascii=False))
+    if sink is None:
+        print(f"{name}: {args.round_id}: signed record seq {rec['seq']} in the outbox {args.outbox}; "
+              "the running console or watch delivers it", file=sys.stderr)
+        return 0
+    deliverer = Deliverer(outbox, sink, backoff=Backoff(),
+                          on_event=lambda ev: print(f"{name}: {ev['event']}: {ev['reason']}", file=sys.stderr))
+    deliverer.start()
+    ok = deliverer.drain(args.drain_timeout)
+    deliverer.stop()
+    if not ok:
+        print(f"{name}: not delivered within {args.drain_timeout:g}s; it stays in the outbox", file=sys.stderr)
+        return 1
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:

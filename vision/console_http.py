@@ -42,6 +42,7 @@ import ipaddress
 import json
 import mimetypes
 import re
+import sqlite3
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -52,6 +53,7 @@ import cv2
 
 from .console_actions import ActionRefused
 from .console_live import annotated
+from .outbox import OutboxError
 
 STATIC_DIR = Path(__file__).with_name("console_static")
 TOKEN_HEADER = "X-Xocdia-Token"
@@ -175,6 +177,8 @@ def make_handler(console):
                 return self._error(404, f"no such page: {path}")
             except (BrokenPipeError, ConnectionResetError):
                 return None
+            except (sqlite3.Error, OutboxError) as exc:
+                return self._error(503, f"the outbox cannot be read now: {exc}")
 
         def _static(self, name: str) -> None:
             if not re.fullmatch(r"[A-Za-z0-9_.-]+", name) or name.startswith("."):
@@ -264,8 +268,10 @@ def make_handler(console):
             round_id, action = m.group(1), m.group(2)
             try:
                 rec = console.act(round_id, action, data, origin=f"web {peer}")
-            except ActionRefused as exc:
+            except ActionRefused as exc:               # StoreError (sqlite locked, disk full...) is 503
                 return self._error(exc.status, str(exc))
+            except (sqlite3.Error, OutboxError) as exc:
+                return self._error(503, f"the outbox cannot be used now, nothing confirmed: {exc}")
             return self._json(200, {"ok": True, "record": rec})
 
         def do_PUT(self):

@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import sqlite3
 import sys
 import threading
 import time
@@ -328,8 +329,17 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"xocdia watch: {exc}", file=sys.stderr)
         return 2
-    log = EventLog(args.events)
-    outbox = Outbox(args.outbox)
+    try:
+        log = EventLog(args.events)
+    except OSError as exc:
+        print(f"xocdia watch: --events {args.events}: cannot open: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        outbox = Outbox(args.outbox)
+    except sqlite3.Error as exc:
+        log.close()
+        print(f"xocdia watch: --outbox {args.outbox}: cannot open the outbox database: {exc}", file=sys.stderr)
+        return 2
     deliverer = Deliverer(outbox, sink, backoff=Backoff(args.retry_base, args.retry_max, args.seed),
                           on_event=log.write)
     monitor = RoundMonitor(cfg, profile=profile, round_ids=_round_ids(outbox, args.table))
