@@ -246,3 +246,18 @@ def test_blank_frames_before_anything():
     evs = mon.feed(np.zeros((0, 0, 3), np.uint8), 0.0) + mon.feed(None, 0.04)
     assert names(evs) == ["warning"]           # rate limited: one warning for the same problem
     assert mon.state == "init"
+
+
+def test_small_frame_blur_is_the_named_3x3_gaussian():
+    import inspect
+
+    import cv2
+
+    from vision import monitor_features as mf
+    from vision.monitor import RoundMonitor
+    frame = np.random.default_rng(0).integers(0, 256, (120, 160, 3), np.uint8)
+    small = mf.downscale(frame, mf.FeatureSettings())
+    want = cv2.GaussianBlur(cv2.resize(frame, (small.bgr.shape[1], small.bgr.shape[0]), interpolation=cv2.INTER_AREA),
+                            (3, 3), 0).astype(np.float32)
+    assert mf.BLUR_KSIZE_PX == (3, 3) and np.array_equal(small.bgr, want)
+    assert "keep_layout" not in inspect.signature(RoundMonitor._end_round).parameters

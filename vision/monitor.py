@@ -468,7 +468,7 @@ class RoundMonitor(RevealMixin):
             rnd.sightings.append((idx, r, False))
         return []
 
-    def _end_round(self, small: Small, t: float, keep_layout: bool = False) -> list[dict]:
+    def _end_round(self, small: Small, t: float) -> list[dict]:
         self._rnd = None
         self._run = []
         self.state = "idle"

@@ -26,6 +26,11 @@ import numpy as np
 
 from .types import Ellipse
 
+#: The light blur of the small frame: a 3x3 Gaussian (small-frame pixels), sigma 0 = derived from the size
+#: by OpenCV (0.8 small-frame px).
+BLUR_KSIZE_PX = (3, 3)
+BLUR_SIGMA_PX = 0
+
 
 @dataclass(frozen=True)
 class FeatureSettings:
@@ -76,7 +81,7 @@ def downscale(frame: np.ndarray, settings: FeatureSettings) -> Small:
     sw = min(settings.work_width, w)
     sh = max(8, int(round(h * sw / w)))
     small = cv2.resize(frame, (sw, sh), interpolation=cv2.INTER_AREA)
-    small = cv2.GaussianBlur(small, (3, 3), 0).astype(np.float32)
+    small = cv2.GaussianBlur(small, ksize=BLUR_KSIZE_PX, sigmaX=BLUR_SIGMA_PX).astype(np.float32)
     grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
     return Small(small, grey, sw / w)
 

@@ -109,7 +109,7 @@ class RevealMixin:
         if r.verdict == "reshake":
             self._reshake = (rnd.round_id, rnd.attempt)
             ev = self._ev("reshake", t, r.reason, **verdict_fields)
-            return [ev] + self._end_round(small, t, keep_layout=True)
+            return [ev] + self._end_round(small, t)
         # an outcome
         if self.state == "rearranging":
             changed = faces_kept(rnd.before, lay, cfg.stable_tol_r)
