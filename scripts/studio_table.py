@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Print the reader's per-kind accuracy table on a folder of labelled frames.
 
-    python scripts/studio_table.py [DIR]      (default ../shared/studio-renders)
+    python scripts/studio_table.py [DIR] [--size WxH]   (default ../shared/studio-renders, native size)
+
+``--size`` scales every frame (bicubic) before reading, to check other camera
+resolutions on the same scenes.
 
 A frame is right when the verdict equals the label's verdict (and, for an
 outcome, the red count equals the label's).  A wrong outcome is an outcome
@@ -17,18 +20,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import cv2  # noqa: E402
+
 from vision.io import load_image  # noqa: E402
 from vision.reader import read_frame  # noqa: E402
 
 
-def table(folder: Path) -> dict[str, collections.Counter]:
+def table(folder: Path, size: tuple[int, int] | None = None) -> dict[str, collections.Counter]:
     stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     for label_path in sorted(folder.glob("*.json")):
         image = next((label_path.with_suffix(s) for s in (".jpg", ".png") if label_path.with_suffix(s).exists()), None)
         if image is None:
             continue
         label = json.loads(label_path.read_text())
-        r = read_frame(load_image(image))
+        frame = load_image(image)
+        if size is not None:
+            frame = cv2.resize(frame, size, interpolation=cv2.INTER_CUBIC)
+        r = read_frame(frame)
         kind, want = label["kind"], label["verdict"]
         st = stats[kind]
         st["n"] += 1
@@ -52,8 +60,15 @@ def print_table(stats: dict[str, collections.Counter]) -> collections.Counter:
 
 
 def main() -> int:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "studio-renders"
-    tot = print_table(table(folder))
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", nargs="?",
+                    default=str(Path(__file__).resolve().parents[2] / "shared" / "studio-renders"))
+    ap.add_argument("--size", default=None, help="WxH to scale every frame to")
+    args = ap.parse_args()
+    size = tuple(int(v) for v in args.size.lower().split("x")) if args.size else None
+    tot = print_table(table(Path(args.folder), size))
     return 1 if tot["wrong_outcome"] else 0
 
 

@@ -29,6 +29,9 @@ from .plate import PlateFit, find_plate, not_cloth_mask
 from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
 from .types import Ellipse, Reading, TokenReading
 
+#: An outcome needs every flat face this round (minor / major axis in the
+#: canonical view; a flat face is a circle, a 12 deg tilt gives 0.98).
+OUTCOME_MIN_AXIS_RATIO = 0.85
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: The bowl: the plate model's centre differs from its mid-well ring by at
@@ -244,6 +247,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         x, y, c = max(search.suspects, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
+    # A face's shape must be decisive too: a blob near the disc/upright
+    # boundary flips with resampling, so the reader abstains on it.
+    misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO]
+    if misshapen:
+        worst = min(c.axis_ratio for c in misshapen)
+        return ("uncertain", f"{len(misshapen)} token(s) not clearly a flat face (axis ratio {worst:.2f}): "
+                f"check for a tilted or standing token", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "

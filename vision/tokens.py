@@ -292,7 +292,7 @@ def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, 
 
     Returns
     -------
-    ``[((x, y), area_px), ((x, y), area_px)]`` when both halves are one face
+    ``[((x, y), area_px, axis_ratio), ...]`` (two items) when both halves are one face
     each (area ``PAIR_HALF_AREA`` of a face) and their centres at least
     ``TOUCHING_MIN_DIST_RADII`` radii apart; None otherwise (one face, an
     overlap, or more than two).
@@ -316,7 +316,17 @@ def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, 
         return None
     if not all(PAIR_HALF_AREA[0] * face_area <= a <= PAIR_HALF_AREA[1] * face_area for a in areas):
         return None
-    return [((float(centres[k][0]), float(centres[k][1])), areas[k]) for k in (0, 1)]
+    return [((float(centres[k][0]), float(centres[k][1])), areas[k], _axis_ratio(pts[labels == k]))
+            for k in (0, 1)]
+
+
+def _axis_ratio(points: np.ndarray) -> float:
+    """Minor / major axis of the moment ellipse of (x, y) points, in [0, 1]."""
+    if points.shape[0] < 3:
+        return 0.0
+    cov = np.cov(points.T.astype(np.float64))
+    lo, hi = np.linalg.eigvalsh(cov)
+    return float(math.sqrt(max(lo, 0.0) / hi)) if hi > 0 else 0.0
 
 
 def _disc_kernel(radius_px: float) -> np.ndarray:
@@ -589,8 +599,8 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "upright", b.area, **common))
     elif (pair := split_pair(b.mask, token_r)) is not None:
         # Two faces side by side, as far apart as touching faces are.
-        for (px, py), area in pair:
-            cands.append(Candidate(px, py, token_r, "disc", area, **common))
+        for (px, py), area, ratio in pair:
+            cands.append(Candidate(px, py, token_r, "disc", area, **dict(common, axis_ratio=ratio)))
     elif rel_area > 3.0 or b.major > 4.5 * token_r:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
     elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
