@@ -27,20 +27,29 @@ from .signing import verify
 MAX_TEXT = 500
 
 
-def void_call(reason: str, by: str) -> tuple[str, str, str | None]:
-    """Map a supervisor's void reason to the ledger call ``(op, ledger_reason, note)``.
+#: Who decided a void: a person at the console, or the reader's round monitor.
+VOID_SOURCES = {"manual": "manual void by", "reader": "void by the reader"}
+
+
+def void_call(reason: str, by: str, source: str = "manual") -> tuple[str, str, str | None]:
+    """Map a void reason to the ledger call ``(op, ledger_reason, note)``.
 
     ``"no_shake"`` or ``"no_shake: text"`` -> ``("void", "no_shake", "manual void by BY[: text]")``;
-    anything else -> ``("cancel", "manual void by BY: REASON", None)``.
+    anything else -> ``("cancel", "manual void by BY: REASON", None)``.  With
+    ``source="reader"`` the words are "void by the reader" (the round
+    monitor's own decision) and ``by`` is not repeated.
     """
     if not isinstance(reason, str) or not isinstance(by, str):
         raise TypeError(f"reason, by: expected str, got {type(reason).__name__}, {type(by).__name__}")
+    if source not in VOID_SOURCES:
+        raise ValueError(f"source: expected one of {tuple(VOID_SOURCES)}, got {source!r}")
+    who = f"{VOID_SOURCES[source]} {by}" if source == "manual" else VOID_SOURCES[source]
     head, _, rest = reason.partition(":")
     code = head.strip()
     if code in VOID_REASONS:
-        note = f"manual void by {by}" + (f": {rest.strip()}" if rest.strip() else "")
+        note = who + (f": {rest.strip()}" if rest.strip() else "")
         return "void", code, note[:MAX_TEXT]
-    return "cancel", f"manual void by {by}: {reason}"[:MAX_TEXT], None
+    return "cancel", f"{who}: {reason}"[:MAX_TEXT], None
 
 
 def apply_message(ledger: Ledger, message: Any) -> dict[str, Any]:
@@ -76,7 +85,11 @@ def apply_message(ledger: Ledger, message: Any) -> dict[str, Any]:
         reason, by = message.get("reason"), message.get("by")
         if not isinstance(reason, str) or not isinstance(by, str) or not by:
             raise RecordError(f"round {rid!r}: void message: reason and by must be non-empty strings")
-        expected = void_call(reason, by)
+        source = message.get("source", "manual")
+        if source not in VOID_SOURCES:
+            raise RecordError(f"round {rid!r}: void message: source: expected one of {tuple(VOID_SOURCES)}, "
+                              f"got {source!r}")
+        expected = void_call(reason, by, source)
         if expected != (message.get("ledger_op"), message.get("ledger_reason"), message.get("note")):
             raise RecordError(f"round {rid!r}: the void message's ledger call does not match its reason")
     except SettlementError as exc:
@@ -88,4 +101,4 @@ def apply_message(ledger: Ledger, message: Any) -> dict[str, Any]:
     return ledger.cancel(rid, ledger_reason)
 
 
-__all__ = ["MAX_TEXT", "apply_message", "void_call"]
+__all__ = ["MAX_TEXT", "VOID_SOURCES", "apply_message", "void_call"]

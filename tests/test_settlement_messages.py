@@ -37,7 +37,16 @@ def test_void_call_known_values(reason, expected):
     assert void_call(reason, "ann") == expected
 
 
+def test_reader_void_is_not_worded_as_manual(ledger):
+    assert void_call("early_lift", "reader", "reader") == ("void", "early_lift", "void by the reader")
+    assert void_call("reveal_not_seen", "reader", "reader") == ("cancel", "void by the reader: reveal_not_seen", None)
+    msg = make_void_message("R1", "early_lift", by="reader", seq=1, key=KEY, source="reader")
+    assert apply_message(ledger, msg)["reason"] == "early_lift: void by the reader"
+
+
 def test_void_call_bad_arguments():
+    with pytest.raises(ValueError, match="source"):
+        void_call("no_shake", "ann", "robot")
     with pytest.raises(TypeError, match="reason"):
         void_call(None, "ann")
 

@@ -126,7 +126,7 @@ def make_void_message(round_id: str, reason: str, *, by: str, seq: int, key: byt
                       source: str = "manual") -> dict[str, Any]:
     """The (signed, given ``key``) void message for the outbox: a supervisor's (``source="manual"``) or
     the round monitor's own void or cancel decision (``source="reader"``, ``by="reader"``)."""
-    op, ledger_reason, note = ledger_void_call(reason, by)
+    op, ledger_reason, note = void_call(reason, by, source)
     msg = {"type": "void", "round_id": round_id, "reason": reason, "ledger_op": op, "ledger_reason": ledger_reason,
            "note": note, "by": by, "source": source, "evidence": evidence, "seq": seq,
            "created_at": created_at or utc_now_iso()}
