@@ -37,6 +37,9 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: The bowl: the plate model's centre differs from its mid-well ring by at
 #: least this much (Lab units; see :func:`covered_evidence`).
 COVERED_MIN_DOME_DELTA_E = 8.0
+#: ... or its well differs in chroma from its rim band by at least this
+#: (Lab units; see :func:`rim_chroma_evidence`; bare plates measure <= 7).
+COVERED_MIN_RIM_CHROMA = 10.0
 #: Off-plate blob area relative to one token's projected area.
 OFFPLATE_AREA_RANGE = (0.35, 2.5)
 #: A stick or hand: a not-cloth region touching the band out to this fraction
@@ -89,6 +92,23 @@ def covered_evidence(view: CanonicalView) -> float:
         0.6-0.75 R of the plate model, Lab units.
     """
     return float(np.linalg.norm(view.ring_colour(0.0, 0.3) - view.ring_colour(0.6, 0.75)))
+
+
+def rim_chroma_evidence(view: CanonicalView) -> float:
+    """How different the plate's rim band is, in colour, from its mid-well.
+
+    A bare plate is one glaze: its rim (0.88-0.96 R) and mid-well (0.6-0.75 R)
+    differ mostly in lightness (shading); a bowl covering the well is another
+    material, so its chroma differs from the rim's that shows around it.
+
+    Returns
+    -------
+    float
+        Norm of the (a*, b*) difference between the two rings of the plate
+        model, Lab units.
+    """
+    mid, rim = view.ring_colour(0.6, 0.75), view.ring_colour(0.88, 0.96)
+    return float(np.hypot(mid[1] - rim[1], mid[2] - rim[2]))
 
 
 def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[float, float, float]]:
@@ -208,10 +228,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                                        if c.kind in ("disc", "faint") else None for c in cands]
 
     dome = covered_evidence(view)
-    if not flat and not any(c.kind == "overlap" for c in cands) and dome >= COVERED_MIN_DOME_DELTA_E:
-        conf = min(1.0, 0.5 + 0.5 * (dome - COVERED_MIN_DOME_DELTA_E) / COVERED_MIN_DOME_DELTA_E)
-        return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units",
-                [], [], conf)
+    rim_chroma = rim_chroma_evidence(view)
+    if not flat and not any(c.kind == "overlap" for c in cands) and (
+            dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA):
+        strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)
+        conf = min(1.0, 0.5 + 0.5 * (strength - 1.0))
+        return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units, "
+                f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
     if not tokenish:
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
     if objects:
