@@ -22,12 +22,11 @@ import cv2
 import numpy as np
 
 from .canonical import CanonicalView, make_canonical_view
-from .errors import FrameError
 from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
-from .types import Ellipse, Reading, TokenReading
+from .types import Reading, TokenReading
 
 #: An outcome needs every flat face this round (minor / major axis in the
 #: canonical view; a flat face is a circle, a 12 deg tilt gives 0.98).
@@ -111,7 +110,34 @@ def rim_chroma_evidence(view: CanonicalView) -> float:
     return float(np.hypot(mid[1] - rim[1], mid[2] - rim[2]))
 
 
-def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[float, float, float]]:
+def plate_ellipse_mask(plate: PlateFit, grow: float) -> np.ndarray:
+    """The plate ellipse, grown by ``grow``, filled in the plate finder's downscaled frame.
+
+    Returns
+    -------
+    ndarray, uint8, (h, w) of ``plate.cloth_deviation``, values 0 or 1
+    """
+    s, e = plate.work_scale, plate.ellipse
+    m = np.zeros(plate.cloth_deviation.shape, np.uint8)
+    cv2.ellipse(m, center=(int(round(e.cx * s)), int(round(e.cy * s))),
+                axes=(int(round(e.a * s * grow)), int(round(e.b * s * grow))), angle=e.angle_deg,
+                startAngle=0, endAngle=360, color=1, thickness=cv2.FILLED)
+    return m
+
+
+def outside_plate_mask(plate: PlateFit) -> np.ndarray:
+    """Not-cloth pixels outside the plate (its outline grown by ``OFFPLATE_PLATE_MARGIN_FRAC``).
+
+    Returns
+    -------
+    ndarray, uint8, (h, w) of ``plate.cloth_deviation``, values 0 or 1
+    """
+    inner = plate_ellipse_mask(plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC)
+    return not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness) & (1 - inner)
+
+
+def offplate_blobs(plate: PlateFit, token_area_src_px: float,
+                   outside: np.ndarray | None = None) -> list[tuple[float, float, float]]:
     """Token-sized things on the cloth outside the plate.
 
     Parameters
@@ -120,26 +146,22 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[floa
         A found plate, with its cloth-deviation maps.
     token_area_src_px : float
         Expected area of one face in source pixels squared.
+    outside : ndarray, uint8, optional
+        :func:`outside_plate_mask` of ``plate``, when the caller has it.
 
     Returns
     -------
     list of (x, y, radius) in source pixels; empty when there is none.
     """
     s = plate.work_scale
-    mask = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
-    e = plate.ellipse
-    grow = 1.0 + OFFPLATE_PLATE_MARGIN_FRAC
-    cv2.ellipse(mask, center=(int(round(e.cx * s)), int(round(e.cy * s))),
-                axes=(int(round(e.a * s * grow)), int(round(e.b * s * grow))), angle=e.angle_deg,
-                startAngle=0, endAngle=360, color=0, thickness=cv2.FILLED)
+    mask = outside_plate_mask(plate) if outside is None else outside
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     expected = token_area_src_px * s * s
     out = []
-    h, w = mask.shape
     for i in range(1, n):
         area = stats[i, cv2.CC_STAT_AREA]
-        x, y, bw, bh = stats[i, :4]
+        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
         if not (OFFPLATE_AREA_RANGE[0] * expected <= area <= OFFPLATE_AREA_RANGE[1] * expected):
             continue
         if min(bw, bh) < 0.35 * max(bw, bh):
@@ -148,7 +170,8 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float) -> list[tuple[floa
     return out
 
 
-def plate_intrusions(plate: PlateFit, token_area_src_px: float) -> list[tuple[float, float, float]]:
+def plate_intrusions(plate: PlateFit, token_area_src_px: float,
+                     outside: np.ndarray | None = None) -> list[tuple[float, float, float]]:
     """Things that reach onto the plate from the cloth: a stick, a hand.
 
     Parameters
@@ -157,6 +180,8 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float) -> list[tuple[fl
         A found plate, with its cloth-deviation maps.
     token_area_src_px : float
         Expected area of one face, source pixels squared.
+    outside : ndarray, uint8, optional
+        :func:`outside_plate_mask` of ``plate``, when the caller has it.
 
     Returns
     -------
@@ -165,19 +190,9 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float) -> list[tuple[fl
     larger or longer than a token; empty when there is none.
     """
     s = plate.work_scale
-    mask = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
-    e = plate.ellipse
-    centre = (int(round(e.cx * s)), int(round(e.cy * s)))
-
-    def ellipse_mask(grow: float) -> np.ndarray:
-        m = np.zeros(mask.shape, np.uint8)
-        cv2.ellipse(m, center=centre, axes=(int(round(e.a * s * grow)), int(round(e.b * s * grow))),
-                    angle=e.angle_deg, startAngle=0, endAngle=360, color=1, thickness=cv2.FILLED)
-        return m
-
-    inner = ellipse_mask(1.0 + OFFPLATE_PLATE_MARGIN_FRAC)
-    band = ellipse_mask(1.0 + INTRUSION_BAND_FRAC) & (1 - inner)
-    outside = mask & (1 - inner)
+    outside = outside_plate_mask(plate) if outside is None else outside
+    band = plate_ellipse_mask(plate, 1.0 + INTRUSION_BAND_FRAC) & (1 - plate_ellipse_mask(
+        plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC))
     n, labels, stats, cents = cv2.connectedComponentsWithStats(outside, connectivity=8)
     token_area = token_area_src_px * s * s
     token_diam = 2.0 * math.sqrt(token_area / math.pi)
@@ -187,7 +202,8 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float) -> list[tuple[fl
         if not (comp & (band > 0)).any():
             continue
         length = float(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]))
-        if stats[i, cv2.CC_STAT_AREA] > OFFPLATE_AREA_RANGE[1] * token_area or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam:
+        if (stats[i, cv2.CC_STAT_AREA] > OFFPLATE_AREA_RANGE[1] * token_area
+                or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam):
             out.append((float(cents[i][0] / s), float(cents[i][1] / s), length / s))
     return out
 
@@ -244,9 +260,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
 
     scale_src = view.source_scale()
     token_area_src = math.pi * (r * scale_src) ** 2 * (plate.ellipse.b / plate.ellipse.a)
-    off = offplate_blobs(plate, token_area_src)
+    outside = outside_plate_mask(plate)
+    off = offplate_blobs(plate, token_area_src, outside)
 
-    reaching = plate_intrusions(plate, token_area_src)
+    reaching = plate_intrusions(plate, token_area_src, outside)
     if reaching:
         return ("uncertain", f"something reaches onto the plate from outside (stick or hand, "
                 f"{max(r[2] for r in reaching):.0f} px long): read again when it has left", cands, faces, 0.5)
