@@ -137,10 +137,9 @@ def needs_listing(row: dict, label: dict | None) -> bool:
     return row.get("verdict") != "outcome" or is_wrong_outcome(row, label)
 
 
-def _error_row(task: Task, reason: str) -> dict:
-    from .types import error_reading
-
-    body = error_reading(reason).to_dict(source=task.source)
+def _row(task: Task, reading) -> dict:
+    """The results.jsonl row of one task: source, frame and timestamp (video), the read fields."""
+    body = reading.to_dict(source=task.source)
     row: dict[str, Any] = {"source": body.pop("source")}
     if task.frame is not None:
         row["frame"] = task.frame
@@ -148,6 +147,12 @@ def _error_row(task: Task, reason: str) -> dict:
     row.update(body)
     row["annotated"] = None
     return row
+
+
+def _error_row(task: Task, reason: str) -> dict:
+    from .types import error_reading
+
+    return _row(task, error_reading(reason))
 
 
 def process_task(task: Task) -> tuple[dict, str | None]:
@@ -188,13 +193,7 @@ def _process_task(task: Task) -> tuple[dict, str | None]:
             where = task.path if task.frame is None else f"{task.path} frame {task.frame}"
             reading = error_reading(f"{where}: internal error while reading: {type(exc).__name__}: {exc}",
                                     elapsed_ms=(time.perf_counter() - t0) * 1e3)
-    body = reading.to_dict(source=task.source)
-    row: dict[str, Any] = {"source": body.pop("source")}
-    if task.frame is not None:
-        row["frame"] = task.frame
-        row["timestamp_ms"] = task.timestamp_ms
-    row.update(body)
-    row["annotated"] = None
+    row = _row(task, reading)
     thumb_rel = None
     if frame is not None and reading.verdict != "error":
         try:
