@@ -37,7 +37,7 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: least this much (Lab units; see :func:`covered_evidence`).
 COVERED_MIN_DOME_DELTA_E = 8.0
 #: ... or its well differs in chroma from its rim band by at least this
-#: (Lab units; see :func:`rim_chroma_evidence`; bare plates measure <= 7).
+#: (Lab units; see :func:`covered_evidence`; bare plates measure <= 7).
 COVERED_MIN_RIM_CHROMA = 10.0
 #: Off-plate blob area relative to one token's projected area.
 OFFPLATE_AREA_RANGE = (0.35, 2.5)
@@ -77,37 +77,23 @@ class ReaderSettings:
             raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {self.token_radius_frac}")
 
 
-def covered_evidence(view: CanonicalView) -> float:
-    """How strongly the plate is shaded like a dome (the bowl over it).
-
-    A bare plate's well is evenly lit from the centre to 0.75 R; a bowl's dome
-    is lit at its crown and darkens towards its edge (or the reverse).  The
-    ring-median model ignores the few tokens.
+def covered_evidence(view: CanonicalView) -> tuple[float, float]:
+    """Two measures of a bowl over the plate, from the plate model's rings.
 
     Returns
     -------
-    float
-        Colour difference between the centre (r < 0.3 R) and the ring
-        0.6-0.75 R of the plate model, Lab units.
+    dome : float
+        Colour difference between the centre (r < 0.3 R) and the mid-well ring
+        (0.6-0.75 R), Lab units.  A bare plate's well is evenly lit; a bowl's
+        dome is lit at its crown and darkens towards its edge (or the reverse).
+    rim_chroma : float
+        Norm of the (a*, b*) difference between the mid-well ring and the rim
+        band (0.88-0.96 R), Lab units.  A bare plate is one glaze, so these
+        differ mostly in lightness (shading); a bowl covering the well is
+        another material, whose chroma differs from the rim's around it.
     """
-    return float(np.linalg.norm(view.ring_colour(0.0, 0.3) - view.ring_colour(0.6, 0.75)))
-
-
-def rim_chroma_evidence(view: CanonicalView) -> float:
-    """How different the plate's rim band is, in colour, from its mid-well.
-
-    A bare plate is one glaze: its rim (0.88-0.96 R) and mid-well (0.6-0.75 R)
-    differ mostly in lightness (shading); a bowl covering the well is another
-    material, so its chroma differs from the rim's that shows around it.
-
-    Returns
-    -------
-    float
-        Norm of the (a*, b*) difference between the two rings of the plate
-        model, Lab units.
-    """
-    mid, rim = view.ring_colour(0.6, 0.75), view.ring_colour(0.88, 0.96)
-    return float(np.hypot(mid[1] - rim[1], mid[2] - rim[2]))
+    centre, mid, rim = view.ring_colour(0.0, 0.3), view.ring_colour(0.6, 0.75), view.ring_colour(0.88, 0.96)
+    return float(np.linalg.norm(centre - mid)), float(np.hypot(mid[1] - rim[1], mid[2] - rim[2]))
 
 
 def plate_ellipse_mask(plate: PlateFit, grow: float) -> np.ndarray:
@@ -243,14 +229,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                                                      face_rule)
                                        if c.kind in ("disc", "faint") else None for c in cands]
 
-    dome = covered_evidence(view)
-    rim_chroma = rim_chroma_evidence(view)
-    if not flat and not any(c.kind == "overlap" for c in cands) and (
-            dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA):
-        strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)
-        conf = min(1.0, 0.5 + 0.5 * (strength - 1.0))
-        return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units, "
-                f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
+    if not flat and not any(c.kind == "overlap" for c in cands):
+        dome, rim_chroma = covered_evidence(view)
+        if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
+            strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)
+            conf = min(1.0, 0.5 + 0.5 * (strength - 1.0))
+            return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units, "
+                    f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
     if not tokenish:
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
     if objects:
