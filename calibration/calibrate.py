@@ -204,7 +204,7 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
     if glare > MAX_GLARE_FRAC:
         problems.append(Problem(name, f"glare: {glare:.0%} of the plate is clipped white (at most "
                                 f"{MAX_GLARE_FRAC:.0%}); move or diffuse the lights", "glare"))
-    flat = [c for c in cands if c.kind in ("disc", "faint")]
+    flat = [c for c in cands if c.kind in ("disc", "faint", "outline")]
     # plate colour: the plate well without the tokens
     keep = view.radius_px < 0.8 * view.plate_radius_px
     yy, xx = np.mgrid[0:view.canvas_px, 0:view.canvas_px]

@@ -24,7 +24,7 @@ RED = (40, 40, 220)
 WHITE = (235, 235, 235)
 PLATE = (0, 220, 255)
 BAD = (0, 0, 255)
-KIND_COLOURS = {"disc": (0, 255, 0), "faint": (255, 200, 0), "upright": (255, 0, 255), "overlap": (0, 0, 255),
+KIND_COLOURS = {"disc": (0, 255, 0), "faint": (255, 200, 0), "outline": (255, 255, 0), "upright": (255, 0, 255), "overlap": (0, 0, 255),
                 "partial": (0, 140, 255), "object": (0, 0, 160)}
 #: Width of the frame thumbnails, pixels.
 THUMB_W = 640

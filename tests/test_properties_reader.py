@@ -71,7 +71,7 @@ def check_reading(frame: np.ndarray, label: dict | None = None, what: str = "") 
     assert isinstance(r, Reading) and r.verdict != "error"
     if r.verdict == "outcome":
         assert len(r.tokens) == 4 and all(t.face in ("red", "white") for t in r.tokens), (what, r)
-        assert r.details.get("candidates") and all(k in ("disc", "faint") for k in r.details["candidates"]), (what, r)
+        assert r.details.get("candidates") and all(k in ("disc", "faint", "outline") for k in r.details["candidates"]), (what, r)
         for t in r.tokens:
             assert (t.p_red >= P_RED_DECISIVE - 1e-9) if t.face == "red" else (t.p_red <= 1 - P_RED_DECISIVE + 1e-9)
         assert r.red == sum(t.face == "red" for t in r.tokens) and r.confidence >= P_RED_DECISIVE - 1e-9

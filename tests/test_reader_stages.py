@@ -14,7 +14,7 @@ from vision.faces import classify_face
 from vision.io import to_bgr8
 from vision.plate import find_plate, plate_to_canonical
 from vision.synth import render_scene
-from vision.tokens import find_tokens
+from vision.tokens import find_tokens, outline_response, outline_support
 
 
 def _label_ellipse(d: dict) -> Ellipse:
@@ -78,7 +78,7 @@ def test_tokens_found_at_labelled_places():
     view = make_canonical_view(scene.image, fit.ellipse)
     assert view.bgr.shape == (CANVAS_PX, CANVAS_PX, 3) and view.delta_e.dtype == np.float32
     search = find_tokens(view)
-    flat = search.of_kind("disc", "faint")
+    flat = search.of_kind("disc", "faint", "outline")
     found = [view.to_source(c.x, c.y) for c in flat]
     for tok in scene.label["tokens"]:
         d = min(math.hypot(x - tok["x"], y - tok["y"]) for x, y in found) if found else 1e9
@@ -102,6 +102,74 @@ def test_find_tokens_bad_radius_range():
     view = make_canonical_view(img, Ellipse(100, 100, 80, 80, 0))
     with pytest.raises(ValueError, match="token_radius_frac"):
         find_tokens(view, token_radius_frac=(0.3, 0.1))
+
+
+def _outlined_discs(n_discs: int, seed: int = 5) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """A noisy white plate (L residual only, L units) with pale discs drawn
+    only by a 1 px dark outline, 3 L units deep: the white-on-white case."""
+    rng = np.random.default_rng(seed)
+    lightness = rng.normal(0.0, 0.6, (CANVAS_PX, CANVAS_PX)).astype(np.float32)
+    centres = [(110, 120), (200, 130), (150, 210)][:n_discs]
+    for x, y in centres:
+        cv2.circle(lightness, (x, y), 16, color=-3.0, thickness=2)
+    return lightness, centres
+
+
+def test_outline_response_shape_and_known_peak():
+    lightness, centres = _outlined_discs(3)
+    resp = outline_response(lightness, 16.0)
+    assert resp.shape == lightness.shape and resp.dtype == np.float32
+    for x, y in centres:
+        # the peak is at the circle's centre and about as deep as the outline
+        win = resp[y - 3:y + 4, x - 3:x + 4]
+        assert win.max() > 1.5
+        assert win.max() > 4 * float(np.median(np.abs(resp)))
+        n, contrast, evenness = outline_support(lightness, x, y, 16.0)
+        assert n >= 15 and contrast > 1.5 and evenness > 0.5
+
+
+def test_outline_support_rejects_one_arc():
+    # a dark arc (a plate's well edge left over by the ring model) is not a circle
+    lightness = np.zeros((CANVAS_PX, CANVAS_PX), np.float32)
+    cv2.ellipse(lightness, (160, 160), (16, 16), angle=0, startAngle=30, endAngle=150, color=-6.0, thickness=2)
+    n, contrast, evenness = outline_support(lightness, 160, 160, 16.0)
+    assert contrast > 0 and (n < 15 or evenness < 0.3)
+
+
+def test_outline_support_off_canvas_and_flat_is_empty():
+    lightness = np.zeros((CANVAS_PX, CANVAS_PX), np.float32)
+    assert outline_support(lightness, 2, 2, 16.0) == (0, 0.0, 0.0)
+    n, contrast, evenness = outline_support(lightness, 160, 160, 16.0)
+    assert n == 0 and contrast == 0.0 and evenness == 0.0
+    assert not outline_response(lightness, 16.0).any()
+
+
+@pytest.mark.parametrize("arg, value, message", [
+    ("lightness", np.zeros((10, 10, 3), np.float32), "lightness"),
+    ("radius_px", 1.0, "radius_px"),
+])
+def test_outline_response_bad_arguments(arg, value, message):
+    kwargs = {"lightness": np.zeros((40, 40), np.float32), "radius_px": 8.0}
+    kwargs[arg] = value
+    with pytest.raises(ValueError, match=message):
+        outline_response(**kwargs)
+
+
+def test_white_on_white_tokens_found_by_outline():
+    # four tokens, three white on a white plate, drawn with the side wall's dark edge
+    img = np.zeros((720, 1280, 3), np.uint8)
+    img[:] = (60, 120, 50)
+    cv2.circle(img, (640, 360), 260, (222, 226, 228), -1)
+    rng = np.random.default_rng(11)
+    centres = [(540, 280), (740, 290), (560, 450), (730, 440)]
+    for i, (x, y) in enumerate(centres):
+        face = (40, 40, 200) if i == 0 else (214, 219, 222)
+        cv2.circle(img, (x, y), 30, face, -1, lineType=cv2.LINE_AA)
+        cv2.circle(img, (x, y), 30, (170, 174, 176), 2, lineType=cv2.LINE_AA)
+    noisy = np.clip(img.astype(np.float32) + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+    reading = read_frame(noisy)
+    assert reading.verdict == "outcome", reading.reason
+    assert (reading.red, reading.white) == (1, 3)
 
 
 def _painted_plate(face_bgr, plate_bgr=(225, 228, 230)):

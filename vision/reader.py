@@ -33,6 +33,8 @@ from .types import Reading, TokenReading
 OUTCOME_MIN_AXIS_RATIO = 0.85
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
+#: Candidates that are one flat face each.
+FLAT_KINDS = ("disc", "faint", "outline")
 #: The bowl: the plate model's centre differs from its mid-well ring by at
 #: least this much (Lab units; see :func:`covered_evidence`).
 COVERED_MIN_DOME_DELTA_E = 8.0
@@ -223,13 +225,15 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     cands = list(search.candidates)
     r = search.token_radius_px
     objects = [c for c in cands if c.kind == "object"]
-    flat = [c for c in cands if c.kind in ("disc", "faint")]
+    flat = [c for c in cands if c.kind in FLAT_KINDS]
     tokenish = [c for c in cands if c.kind != "object"]
     faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r,
                                                      face_rule)
-                                       if c.kind in ("disc", "faint") else None for c in cands]
+                                       if c.kind in FLAT_KINDS else None for c in cands]
 
-    if not flat and not any(c.kind == "overlap" for c in cands):
+    # An outline alone is weak evidence: a bowl's shading can draw one, so
+    # the bowl's cues are checked unless a face is seen by its colour.
+    if not any(c.kind != "outline" for c in flat) and not any(c.kind == "overlap" for c in cands):
         dome, rim_chroma = covered_evidence(view)
         if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
             strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)

@@ -104,6 +104,43 @@ FAINT_MIN_BLOB_DIST_RADII = 1.7
 RADIUS_SCAN_STEP = 1.08
 
 
+#: Outline filter (see :func:`outline_response`): a pale face on a pale plate
+#: shows its edge (the side wall, the shadow, the bevel of the face) as a thin
+#: darker circle.  The ring is this many pixels either side of the radius ...
+OUTLINE_HALF_WIDTH_PX = 1.5
+#: ... compared with the face inside and the plate outside, from this
+#: fraction of the radius inwards to this fraction outwards, leaving a gap of
+#: this many pixels either side of the ring.
+OUTLINE_SIDES_FRAC = (0.45, 1.5)
+OUTLINE_GAP_PX = 2.5
+#: An outline counts when the filter is this many times its own robust noise
+#: level above the plate's median ...
+OUTLINE_MIN_Z = 7.0
+#: ... the ring is this much darker than its sides (L units) ...
+OUTLINE_MIN_CONTRAST_L = 1.5
+#: ... darker than both sides in at least this many of OUTLINE_SECTORS
+#: sectors around the centre (a closed circle, not a crack or a shading edge) ...
+OUTLINE_SECTORS = 16
+OUTLINE_MIN_SECTORS = 15
+#: ... and evenly so: the lower quartile of the sectors' contrasts is at least
+#: this share of the mean (one dark arc, such as the plate's own well edge
+#: left over by the ring model, does not make a circle).
+OUTLINE_MIN_EVENNESS = 0.3
+#: An outline that fails those tests but is dark in at least this many
+#: sectors and this strong (L units) is still evidence of a token (a side
+#: wall seen as a crescent, say): reported as a suspect.
+OUTLINE_SUSPECT_MIN_SECTORS = 12
+OUTLINE_SUSPECT_MIN_CONTRAST_L = 3.0
+#: The outline is looked for at these multiples of the frame's token radius
+#: (the face's edge lies a little inside the half-contrast radius of a red face).
+OUTLINE_RADIUS_FACTORS = (0.9, 1.0, 1.1)
+#: An outline whose centre is closer than this many token radii to a stronger
+#: one overlaps it: kept only as a suspect.
+OUTLINE_MIN_CENTRE_DIST_RADII = 1.8
+#: Kept candidates are blanked out to this many token radii before the outline search.
+OUTLINE_KEPT_MASK_RADII = 1.3
+
+
 @dataclass(frozen=True)
 class Candidate:
     """A token candidate in canonical pixels.
@@ -116,7 +153,8 @@ class Candidate:
         Radius of the face outline (for a blob the equivalent-area radius of
         the part attributed to this candidate), canonical pixels.
     kind : str
-        ``disc`` (one flat face), ``faint`` (a disc found by its edge only),
+        ``disc`` (one flat face), ``faint`` (a pale disc found by the disc
+        filter), ``outline`` (a pale disc found by its dark outline only),
         ``upright`` (a thin bar or narrow ellipse), ``overlap`` (two faces, one
         on the other), ``partial`` (a face partly hidden), ``object``
         (larger than tokens: stick, hand, bowl).
@@ -143,7 +181,7 @@ class Candidate:
     contrast: float
     crosses_rim: bool = False
 
-    KINDS = ("disc", "faint", "upright", "overlap", "partial", "object")
+    KINDS = ("disc", "faint", "outline", "upright", "overlap", "partial", "object")
 
     def __post_init__(self) -> None:
         if self.kind not in self.KINDS:
@@ -465,6 +503,85 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return n, norm
 
 
+def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The outline ring, its two sides and each pixel's sector, on a square
+    window centred on the disc (all (K, K); bool, bool, int32)."""
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    rho = np.hypot(xx, yy)
+    ring = np.abs(rho - radius_px) < OUTLINE_HALF_WIDTH_PX
+    inner = (rho > OUTLINE_SIDES_FRAC[0] * radius_px) & (rho < radius_px - OUTLINE_GAP_PX)
+    outer = (rho > radius_px + OUTLINE_GAP_PX) & (rho < OUTLINE_SIDES_FRAC[1] * radius_px)
+    sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
+    return ring, inner | outer, sector
+
+
+def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
+    """How much darker a circle of ``radius_px`` is than both its sides, centred at every pixel.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units (CIE L*, 0-100 scale)
+        Lightness minus the plate model (masked parts set to 0).
+    radius_px : float
+        Circle radius, canonical pixels (> 2).
+
+    Returns
+    -------
+    ndarray, float32, (S, S)
+        Mean over the sides (a band inside and a band outside the circle)
+        minus mean over the thin ring, L units: positive for a dark outline.
+    """
+    if lightness.ndim != 2:
+        raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
+    if radius_px <= 2:
+        raise ValueError(f"radius_px: expected > 2, got {radius_px}")
+    ring, sides, _ = _outline_masks(radius_px)
+    kernel = sides.astype(np.float32) / max(int(sides.sum()), 1) - ring.astype(np.float32) / max(int(ring.sum()), 1)
+    return cv2.filter2D(lightness.astype(np.float32, copy=False), ddepth=-1, kernel=kernel,
+                        borderType=cv2.BORDER_CONSTANT)
+
+
+def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> tuple[int, float, float]:
+    """How many of ``OUTLINE_SECTORS`` sectors show the circle darker than its sides.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units
+    x, y : int
+        Centre, canonical pixels.
+    radius_px : float
+
+    Returns
+    -------
+    n_sectors : int
+        Sectors whose ring is darker than their sides (0 when the window
+        leaves the canvas).
+    contrast : float
+        Mean of the sides minus mean of the ring over the whole circle, L units.
+    evenness : float
+        Lower quartile of the sectors' contrasts over ``contrast`` (0 when
+        ``contrast`` is not positive).
+    """
+    ring, sides, sector = _outline_masks(radius_px)
+    half = ring.shape[0] // 2
+    s = lightness.shape[0]
+    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+        return 0, 0.0, 0.0
+    patch = lightness[y - half:y + half + 1, x - half:x + half + 1]
+    contrast = float(patch[sides].mean() - patch[ring].mean())
+    per_sector = []
+    for k in range(OUTLINE_SECTORS):
+        f, g = ring & (sector == k), sides & (sector == k)
+        if f.any() and g.any():
+            per_sector.append(float(patch[g].mean()) - float(patch[f].mean()))
+    if not per_sector:
+        return 0, contrast, 0.0
+    d = np.asarray(per_sector)
+    evenness = float(np.percentile(d, 25)) / contrast if contrast > 0 else 0.0
+    return int((d > 0).sum()), contrast, evenness
+
+
 _CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 
@@ -615,6 +732,69 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 
 
+def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
+                   cands: list[Candidate], blob_centres: list[tuple[float, float]]
+                   ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
+    """Faint faces found by a closed dark outline near the token's radius,
+    away from every blob and every candidate already kept.
+
+    Returns the new candidates, and as suspects the outlines that pass every
+    test but overlap a stronger one (a shadow's edge, or a face partly under
+    another) and strong outlines too uneven to count: never counted, but
+    never ignored either.
+    """
+    if token_r <= 2 / min(OUTLINE_RADIUS_FACTORS):
+        return [], []
+    lightness = view.residual[..., 0].copy()
+    lightness[claimed.astype(bool)] = 0.0
+    # Every token already kept, with its edge and shadow, is taken out too:
+    # a dark edge beside it must not become a second circle.
+    for c in cands:
+        cv2.circle(lightness, (int(round(c.x)), int(round(c.y))), int(round(OUTLINE_KEPT_MASK_RADII * token_r)),
+                   color=0.0, thickness=cv2.FILLED)
+    region = allowed & (claimed == 0)
+    if not region.any():
+        return [], []
+    # Each radius's response in units of its own robust noise; keep the best.
+    best_z = np.full(lightness.shape, -np.inf, np.float32)
+    best_r = np.zeros(lightness.shape, np.float32)
+    for factor in OUTLINE_RADIUS_FACTORS:
+        resp = outline_response(lightness, factor * token_r)
+        vals = resp[region]
+        med = float(np.median(vals))
+        noise = 1.4826 * float(np.median(np.abs(vals - med)))
+        if noise <= 0:
+            continue
+        z = (resp - med) / noise
+        better = z > best_z
+        best_z[better] = z[better]
+        best_r[better] = factor * token_r
+    found: list[Candidate] = []
+    shadows: list[tuple[float, float, float]] = []
+    uneven: list[tuple[float, float, float]] = []
+    taken = [(c.x, c.y) for c in cands] + list(blob_centres)
+    for x, y in _peaks(best_z, region, OUTLINE_MIN_Z, 1.5 * token_r):
+        if any(math.hypot(x - tx, y - ty) < FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken):
+            continue
+        n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
+        if n_sectors < OUTLINE_MIN_SECTORS or contrast < OUTLINE_MIN_CONTRAST_L or evenness < OUTLINE_MIN_EVENNESS:
+            if n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L:
+                uneven.append((float(x), float(y), contrast))
+            continue
+        if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
+            shadows.append((float(x), float(y), contrast))
+            continue
+        found.append(Candidate(float(x), float(y), token_r, "outline", math.pi * token_r ** 2, 1.0, 1.0, contrast))
+        # Strongest first: blank each accepted face so that the arcs of a
+        # circle drawn partly through its edge no longer count for another.
+        cv2.circle(lightness, (x, y), int(round(OUTLINE_KEPT_MASK_RADII * token_r)), color=0.0,
+                   thickness=cv2.FILLED)
+    # An uneven outline right beside a face is that face's own wall or shadow.
+    shadows.extend((x, y, c) for x, y, c in uneven
+                   if all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands + found))
+    return found, shadows
+
+
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
                 ) -> TokenSearch:
     """Find token candidates on the plate.
@@ -697,6 +877,12 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     bare_residual = view.residual.copy()
     for b in blobs:
         bare_residual[b.mask] = 0.0
+    # A suspect inside the well with the disc's contrast all round (every
+    # sector) is kept even when its region is not token-like: a face on a
+    # shaded or glossy plate
+    # can leak into the plate around it, and unexplained disc evidence must
+    # stop an outcome rather than be explained away.
+    round_suspects: set[tuple[float, float]] = set()
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
         if any(math.hypot(x - bx, y - by) < FAINT_MIN_BLOB_DIST_RADII * token_r for bx, by in blob_centres):
             continue  # a blob's own shadow or wall; a real face this close would overlap it
@@ -704,11 +890,15 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
+                if n_sectors == 8 and allowed[y, x]:
+                    round_suspects.add((float(x), float(y)))
             continue
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         if n_sectors < EDGE_MIN_SECTORS:
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
+                if n_sectors == 8 and allowed[y, x]:
+                    round_suspects.add((float(x), float(y)))
             continue
         area, ratio, pair, (gx, gy), theta = faint_extent(bare_residual, float(x), float(y), token_r)
         if area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO:
@@ -725,12 +915,16 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         else:
             # one face's size but not round: an upright or steeply tilted token
             cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
+    # 4. Pale faces by their outline alone, where neither detector saw a token.
+    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres)
+    cands.extend(outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
     faint = [c.contrast for c in cands if c.kind == "faint"]
     floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
-                and _token_like(bare_residual, x, y, token_r)]
+                and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))]
+    suspects.extend(overlapping)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
