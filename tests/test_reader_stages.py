@@ -275,3 +275,27 @@ def test_to_bgr8_accepts_grey_and_keeps_bgr_identity():
     bgr = np.zeros((64, 64, 3), np.uint8)
     assert to_bgr8(bgr) is bgr
     assert to_bgr8(np.zeros((64, 64), np.uint8)).shape == (64, 64, 3)
+
+
+def test_rim_arc_is_recognised_and_a_token_is_not():
+    from vision.canonical import _radius_grid
+    from vision.tokens import is_rim_arc
+    rho = _radius_grid(CANVAS_PX) / PLATE_RADIUS_PX
+    arc = np.zeros((CANVAS_PX, CANVAS_PX), np.uint8)
+    c = CANVAS_PX // 2
+    cv2.ellipse(arc, (c, c), (118, 118), angle=0, startAngle=40, endAngle=120, color=1, thickness=3)
+    assert is_rim_arc(arc.astype(bool), rho)
+    # a token near the rim, or an upright token's short bar there, is not an arc
+    disc = np.zeros_like(arc)
+    cv2.circle(disc, (c + 95, c), 15, color=1, thickness=-1)
+    assert not is_rim_arc(disc.astype(bool), rho)
+    bar = np.zeros_like(arc)
+    cv2.ellipse(bar, (c, c), (115, 115), angle=0, startAngle=80, endAngle=100, color=1, thickness=4)
+    assert not is_rim_arc(bar.astype(bool), rho)
+    # an arc of the same length deeper in the well is not the rim's
+    inner = np.zeros_like(arc)
+    cv2.ellipse(inner, (c, c), (80, 80), angle=0, startAngle=40, endAngle=120, color=1, thickness=3)
+    assert not is_rim_arc(inner.astype(bool), rho)
+    assert not is_rim_arc(np.zeros_like(arc, dtype=bool), rho)
+    with pytest.raises(ValueError, match="region"):
+        is_rim_arc(np.zeros((5, 5), bool), rho)

@@ -41,6 +41,16 @@ SUSPECT_REL_CONTRAST = 0.5
 #: ... or its region is not token-like: area (face areas) and axis ratio.
 SUSPECT_AREA_RANGE = (0.4, 1.6)
 SUSPECT_MIN_AXIS_RATIO = 0.5
+#: A blob that is a thin arc along the rim (the rim's glaze, a highlight or
+#: the shadow of the rim where the ellipse fit is a pixel off) is not an
+#: object: its pixels lie beyond this fraction of the plate radius ...
+RIM_ARC_MIN_RADIUS_FRAC = 0.8
+#: ... within a band this thin (fraction of the plate radius; a token's face
+#: is 0.14-0.4 across, so an arc this thin can hide none) ...
+RIM_ARC_MAX_THICKNESS_FRAC = 0.06
+#: ... and it follows the rim for at least this many degrees (longer than a
+#: token standing on edge there, about 20 deg).
+RIM_ARC_MIN_SPAN_DEG = 35.0
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -276,6 +286,40 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
             contrast=float(view.delta_e[sel].mean()), crosses_rim=bool((r_frac[sel] > RIM_CROSSING_FRAC).any()),
             mask=sel))
     return out
+
+
+def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray) -> bool:
+    """True when a region is a thin arc along the plate's rim.
+
+    Parameters
+    ----------
+    region : ndarray, bool, (S, S)
+        The region's pixels in the canonical view.
+    radius_frac : ndarray, float, (S, S)
+        Each pixel's distance from the plate centre, fractions of the plate radius.
+
+    Returns
+    -------
+    bool
+        The 5th percentile of the region's radii is at least
+        ``RIM_ARC_MIN_RADIUS_FRAC``, the 5th-95th percentile band at most
+        ``RIM_ARC_MAX_THICKNESS_FRAC`` thick, and the region spans at least
+        ``RIM_ARC_MIN_SPAN_DEG`` around the centre.  False for an empty region.
+    """
+    if region.shape != radius_frac.shape:
+        raise ValueError(f"region: expected shape {radius_frac.shape}, got {region.shape}")
+    rr, cc = np.nonzero(region)
+    if rr.size < 3:
+        return False
+    rho = radius_frac[rr, cc]
+    lo, hi = np.percentile(rho, [5, 95])
+    if lo < RIM_ARC_MIN_RADIUS_FRAC or hi - lo > RIM_ARC_MAX_THICKNESS_FRAC:
+        return False
+    c = radius_frac.shape[0] / 2.0 - 0.5
+    theta = np.sort(np.arctan2(rr - c, cc - c))
+    gaps = np.diff(np.concatenate([theta, theta[:1] + 2 * math.pi]))
+    span_deg = math.degrees(2 * math.pi - float(gaps.max()))
+    return span_deg >= RIM_ARC_MIN_SPAN_DEG
 
 
 def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
@@ -849,6 +893,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     weak: list[_Blob] = []
     used: set[int] = set()
     for b in blobs:
+        if is_rim_arc(b.mask, view.radius_px / R):
+            continue  # the rim's own glaze, highlight or shadow left by the fit
         n_before = len(cands)
         _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak)
         if len(cands) > n_before:
