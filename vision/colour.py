@@ -17,8 +17,10 @@ def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
     """BGR uint8 (H, W, 3) -> CIE Lab float32 (H, W, 3) in Lab units."""
     if bgr.dtype != np.uint8 or bgr.ndim != 3 or bgr.shape[2] != 3:
         raise ValueError(f"bgr: expected uint8 (H, W, 3), got {bgr.dtype} {bgr.shape}")
-    lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
-    return lab8.astype(np.float32) * _LAB_SCALE + _LAB_OFFSET
+    lab = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    lab *= _LAB_SCALE  # in place: the same float32 products and sums, no temporaries
+    lab += _LAB_OFFSET
+    return lab
 
 
 def radial_median_profile(lab: np.ndarray, radius_px: np.ndarray, mask: np.ndarray, bin_px: float,
