@@ -10,7 +10,7 @@ scenes, scaled to the size - are read at least 200 times in all; beside each
 interleaved frame by frame, so a load spike on the machine hits both.
 
 Then replay throughput (frames/s): 1280x720 JPEG files decoded
-(:func:`vision.io.decode_image`, at reduced size when the reader allows) and
+(:func:`vision.io.decode_image`, full size: reduced-size decoding changes readings) and
 read, in a pool of 1 and 2 worker processes (each with one OpenCV thread);
 and the round monitor's reveal-to-outcome latency in frames
 (:mod:`bench.bench_monitor`, synthesized normal clips at 25 fps).

@@ -9,6 +9,7 @@ what differs from it is a token, a stick, a hand or the bowl.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -97,18 +98,120 @@ class CanonicalView:
         return np.median(self.lab[sel], axis=0)
 
 
-_RADIUS_CACHE: dict[int, np.ndarray] = {}
+#: Extra samples kept around the warp's footprint in the shrunk frame, pixels
+#: (bilinear interpolation reads one pixel beyond the sample's floor).
+WARP_FOOTPRINT_MARGIN_PX = 3
+#: Extra source pixels kept beyond the last source pixel an area-shrunk output
+#: pixel reads, so that the crop's area weights equal the whole frame's.
+AREA_CROP_MARGIN_PX = 2
+
+
+@dataclass(frozen=True, eq=False)
+class _CanvasGeometry:
+    """Per-canvas constants of the background model (read-only arrays)."""
+
+    radius: np.ndarray      # float32 (S, S): distance from the centre, pixels
+    inside: np.ndarray      # bool (S, S): within the model radius
+    inside3: np.ndarray     # bool (S, S, 1): ``inside`` for broadcasting over Lab
+    centre: np.ndarray      # bool (S, S): within the pooled centre
+    ring_flat: np.ndarray   # intp (S * S,): ring index of every pixel
+    n_bins: int
+    n_pool: int
+
+
+_GEOMETRY_CACHE: dict[int, _CanvasGeometry] = {}
 
 
 def _radius_grid(canvas_px: int) -> np.ndarray:
-    grid = _RADIUS_CACHE.get(canvas_px)
-    if grid is None:
+    return _canvas_geometry(canvas_px).radius
+
+
+def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
+    geo = _GEOMETRY_CACHE.get(canvas_px)
+    if geo is None:
         yy, xx = np.mgrid[0:canvas_px, 0:canvas_px].astype(np.float32)
         c = canvas_px / 2.0 - 0.5
-        grid = np.hypot(xx - c, yy - c)
-        grid.setflags(write=False)
-        _RADIUS_CACHE[canvas_px] = grid
-    return grid
+        radius = np.hypot(xx - c, yy - c)
+        model_r = MODEL_RADIUS_FRAC * PLATE_RADIUS_PX
+        n_bins = int(np.ceil(model_r / RING_BIN_PX))
+        inside = radius < model_r
+        ring = np.minimum((radius / RING_BIN_PX).astype(np.int32), n_bins - 1)
+        geo = _CanvasGeometry(radius=radius, inside=inside, inside3=inside[..., None],
+                              centre=radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX,
+                              ring_flat=ring.ravel().astype(np.intp), n_bins=n_bins,
+                              n_pool=int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX)))
+        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat):
+            arr.setflags(write=False)
+        _GEOMETRY_CACHE[canvas_px] = geo
+    return geo
+
+
+def warp_footprint(to_canonical: np.ndarray, canvas_px: int) -> tuple[float, float]:
+    """Largest source x and y read when warping to a ``canvas_px`` canvas.
+
+    Parameters
+    ----------
+    to_canonical : ndarray, float64, (3, 3)
+        Affine map from source pixels to canonical pixels.
+    canvas_px : int
+        Side of the square canvas, pixels.
+
+    Returns
+    -------
+    (x_max, y_max) : float
+        Source pixels; the canvas corners mapped back (the map is affine, so
+        the corners bound every sample).
+    """
+    if canvas_px <= 0:
+        raise ValueError(f"canvas_px: expected > 0, got {canvas_px}")
+    inv = np.linalg.inv(np.asarray(to_canonical, dtype=np.float64))
+    last = float(canvas_px - 1)
+    corners = np.array([[0.0, 0.0, 1.0], [last, 0.0, 1.0], [0.0, last, 1.0], [last, last, 1.0]]).T
+    src = inv @ corners
+    return float(src[0].max()), float(src[1].max())
+
+
+def area_shrink_top_left(frame: np.ndarray, size: tuple[int, int], keep: tuple[int, int]) -> np.ndarray:
+    """The top-left ``keep`` corner of ``cv2.resize(frame, size, INTER_AREA)``, computed from a crop.
+
+    OpenCV's area shrink gives output pixel ``(i, j)`` the area-weighted mean
+    of the source cells from ``i * scale`` to ``(i + 1) * scale``, where the
+    weights depend only on ``i``, ``scale`` and (for the last row or column)
+    the source size.  A crop anchored at the frame's top-left corner, shrunk
+    with the same scale (``fx``, ``fy`` passed exactly as the whole-frame call
+    computes them) and extending ``AREA_CROP_MARGIN_PX`` beyond the last cell
+    read, therefore gives the same bytes for the kept pixels.
+
+    Parameters
+    ----------
+    frame : ndarray, uint8, (H, W, 3), BGR
+    size : (int, int)
+        Width and height, pixels, of the whole shrunk frame (smaller than the frame).
+    keep : (int, int)
+        Width and height, pixels, of the top-left part wanted, at most ``size``.
+
+    Returns
+    -------
+    ndarray, uint8, (keep[1], keep[0], 3)
+        Equal to ``cv2.resize(frame, size, interpolation=cv2.INTER_AREA)[:keep[1], :keep[0]]``.
+    """
+    h, w = frame.shape[:2]
+    out_w, out_h = size
+    keep_w, keep_h = keep
+    if not (0 < out_w <= w and 0 < out_h <= h):
+        raise ValueError(f"size: expected a shrink of the {w}x{h} frame, got {size}")
+    if not (0 < keep_w <= out_w and 0 < keep_h <= out_h):
+        raise ValueError(f"keep: expected within (1, 1)..{size}, got {keep}")
+    # The scale factors exactly as cv2.resize derives them from an explicit size.
+    inv_x, inv_y = out_w / w, out_h / h
+    src_w = min(w, int(math.ceil(keep_w / inv_x)) + AREA_CROP_MARGIN_PX)
+    src_h = min(h, int(math.ceil(keep_h / inv_y)) + AREA_CROP_MARGIN_PX)
+    if src_w == w and src_h == h:
+        return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)[:keep_h, :keep_w]
+    small = cv2.resize(frame[:src_h, :src_w], None, fx=inv_x, fy=inv_y, interpolation=cv2.INTER_AREA)
+    if small.shape[0] < keep_h or small.shape[1] < keep_w:
+        raise AssertionError(f"area shrink crop too small: {small.shape} for keep {keep}")  # pragma: no cover
+    return small[:keep_h, :keep_w]
 
 
 def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
@@ -130,27 +233,30 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     if shrink > 1.5:
         h, w = frame.shape[:2]
         size = (max(8, int(round(w / shrink))), max(8, int(round(h / shrink))))
-        small = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
         small_to_source = np.diag([w / size[0], h / size[1], 1.0])
-        bgr = rectify(small, to_canon @ small_to_source, CANVAS_PX)
+        to_small_canvas = to_canon @ small_to_source
+        # Only the top-left part of the shrunk frame that the warp reads is
+        # computed (same bytes there, see area_shrink_top_left); the warp
+        # never reaches past it, so its border rule never sees the cut.
+        x_max, y_max = warp_footprint(to_small_canvas, CANVAS_PX)
+        keep = (int(np.clip(math.ceil(x_max) + WARP_FOOTPRINT_MARGIN_PX + 1, 1, size[0])),
+                int(np.clip(math.ceil(y_max) + WARP_FOOTPRINT_MARGIN_PX + 1, 1, size[1])))
+        small = area_shrink_top_left(frame, size, keep)
+        bgr = rectify(small, to_small_canvas, CANVAS_PX)
     else:
         bgr = rectify(frame, to_canon, CANVAS_PX)
     bgr = cv2.GaussianBlur(bgr, ksize=(0, 0), sigmaX=CANON_BLUR_SIGMA_PX)
     lab = bgr_to_lab(bgr)
-    radius = _radius_grid(CANVAS_PX)
-    model_r = MODEL_RADIUS_FRAC * PLATE_RADIUS_PX
-    inside = radius < model_r
-    n_bins = int(np.ceil(model_r / RING_BIN_PX))
-    profile = radial_median_profile(lab, radius, inside, RING_BIN_PX, n_bins)
+    geo = _canvas_geometry(CANVAS_PX)
+    radius = geo.radius
+    profile = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins)
     # The innermost rings are small enough for one token to fill them: pool
     # the central disc into one median, where a token stays a minority.
-    centre = radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX
-    n_pool = int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX))
-    profile[:n_pool] = np.median(lab[centre], axis=0)
-    ring = np.minimum((radius / RING_BIN_PX).astype(np.int32), n_bins - 1)
-    background = profile[ring]
-    residual = lab - background
-    residual[~inside] = 0.0
-    delta_e = np.sqrt((residual * residual).sum(axis=-1))
+    profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
+    background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
+    residual = np.zeros_like(lab)
+    np.subtract(lab, background, out=residual, where=geo.inside3)
+    r0, r1, r2 = residual[..., 0], residual[..., 1], residual[..., 2]
+    delta_e = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
     return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
                          radius_px=radius, to_canonical=to_canon, plate_radius_px=float(PLATE_RADIUS_PX))

@@ -11,14 +11,19 @@ import numpy as np
 
 _LAB_SCALE = np.array([100.0 / 255.0, 1.0, 1.0], dtype=np.float32)
 _LAB_OFFSET = np.array([0.0, -128.0, -128.0], dtype=np.float32)
+#: Every 8-bit Lab code (0..255) of each channel in Lab units, float32, (1, 256, 3):
+#: the table ``cv2.LUT`` applies (the same float32 product and sum per code).
+_LAB_TABLE = (np.arange(256, dtype=np.float32)[:, None] * _LAB_SCALE + _LAB_OFFSET).reshape(1, 256, 3)
+_LAB_TABLE.setflags(write=False)
+#: Histogram bins per ring and channel in :func:`radial_median_profile` (0.5 Lab units each).
+_MEDIAN_LEVELS = 512
 
 
 def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
     """BGR uint8 (H, W, 3) -> CIE Lab float32 (H, W, 3) in Lab units."""
     if bgr.dtype != np.uint8 or bgr.ndim != 3 or bgr.shape[2] != 3:
         raise ValueError(f"bgr: expected uint8 (H, W, 3), got {bgr.dtype} {bgr.shape}")
-    lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
-    return lab8.astype(np.float32) * _LAB_SCALE + _LAB_OFFSET
+    return cv2.LUT(cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), _LAB_TABLE)
 
 
 def radial_median_profile(lab: np.ndarray, radius_px: np.ndarray, mask: np.ndarray, bin_px: float,
@@ -44,20 +49,21 @@ def radial_median_profile(lab: np.ndarray, radius_px: np.ndarray, mask: np.ndarr
         inner neighbour.
     """
     bins = np.minimum((radius_px[mask] / bin_px).astype(np.int32), n_bins - 1)
+    base = bins * _MEDIAN_LEVELS
+    values = lab[mask]  # (N, 3), gathered once for the three channels
     out = np.zeros((n_bins, 3), dtype=np.float32)
     # Histogram median: quantise each channel to 0.5 units over its range.
     for c in range(3):
-        v = lab[..., c][mask]
+        v = values[:, c]
         lo = float(v.min()) if v.size else 0.0
-        q = np.clip(((v - lo) * 2.0).astype(np.int32), 0, 511)
-        hist = np.bincount(bins * 512 + q, minlength=n_bins * 512).reshape(n_bins, 512)
+        q = np.clip(((v - lo) * 2.0).astype(np.int32), 0, _MEDIAN_LEVELS - 1)
+        hist = np.bincount(base + q, minlength=n_bins * _MEDIAN_LEVELS).reshape(n_bins, _MEDIAN_LEVELS)
         cum = np.cumsum(hist, axis=1)
         total = cum[:, -1]
         idx = np.argmax(cum >= (total[:, None] + 1) // 2, axis=1)
         prof = lo + idx.astype(np.float32) / 2.0
         empty = total == 0
-        for i in range(n_bins):
-            if empty[i]:
-                prof[i] = prof[i - 1] if i > 0 else lo
+        for i in np.flatnonzero(empty):
+            prof[i] = prof[i - 1] if i > 0 else lo
         out[:, c] = prof
     return out

@@ -84,6 +84,43 @@ class PlateFit:
         return self.ellipse is not None
 
 
+@dataclass(frozen=True, eq=False)
+class _BorderGeometry:
+    """Per-size constants of the cloth model (read-only arrays)."""
+
+    flat: np.ndarray     # intp (N,): flat indices of the border band, row-major
+    design: np.ndarray   # float64 (N, 6): 1, x, y, x^2, xy, y^2 at the border pixels
+    normal: np.ndarray   # float64 (6, 6): design.T @ design
+    xs: np.ndarray       # float32 (W,): x / W
+    ys: np.ndarray       # float32 (H,): y / H
+    xy: np.ndarray       # float32 (H, W): outer(ys, xs)
+
+
+_BORDER_CACHE: dict[tuple[int, int], _BorderGeometry] = {}
+
+
+def _border_geometry(h: int, w: int) -> _BorderGeometry:
+    geo = _BORDER_CACHE.get((h, w))
+    if geo is None:
+        band = max(3, int(round(CLOTH_BORDER_FRAC * min(h, w))))
+        border = np.zeros((h, w), dtype=bool)
+        border[:band] = border[-band:] = True
+        border[:, :band] = border[:, -band:] = True
+        xs = np.arange(w, dtype=np.float32) / np.float32(w)
+        ys = np.arange(h, dtype=np.float32) / np.float32(h)
+        by, bx = np.nonzero(border)
+        xb, yb = xs[bx], ys[by]
+        design = np.stack([np.ones_like(xb), xb, yb, xb * xb, xb * yb, yb * yb], axis=-1).astype(np.float64)
+        geo = _BorderGeometry(flat=(by * w + bx).astype(np.intp), design=design, normal=design.T @ design,
+                              xs=xs, ys=ys, xy=np.outer(ys, xs))
+        for arr in (geo.flat, geo.design, geo.normal, geo.xs, geo.ys, geo.xy):
+            arr.setflags(write=False)
+        if len(_BORDER_CACHE) > 16:
+            _BORDER_CACHE.clear()
+        _BORDER_CACHE[(h, w)] = geo
+    return geo
+
+
 def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per-pixel deviation from the cloth learnt on the frame border.
 
@@ -102,34 +139,30 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """
     if small_bgr.dtype != np.uint8 or small_bgr.ndim != 3 or small_bgr.shape[2] != 3:
         raise ValueError(f"small_bgr: expected uint8 (H, W, 3), got {small_bgr.dtype} {small_bgr.shape}")
-    lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
-    h, w = lab.shape[:2]
-    band = max(3, int(round(CLOTH_BORDER_FRAC * min(h, w))))
-    border = np.zeros((h, w), dtype=bool)
-    border[:band] = border[-band:] = True
-    border[:, :band] = border[:, -band:] = True
-    xs = np.arange(w, dtype=np.float32) / np.float32(w)
-    ys = np.arange(h, dtype=np.float32) / np.float32(h)
+    h, w = small_bgr.shape[:2]
+    geo = _border_geometry(h, w)
+    lab8 = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2Lab)
     # Least squares on the border pixels by the normal equations (float64,
     # 6 x 6), then the quadratic surface evaluated separably: no (H, W, 6)
-    # design matrix over the whole frame.
-    by, bx = np.nonzero(border)
-    xb, yb = xs[bx], ys[by]
-    design_b = np.stack([np.ones_like(xb), xb, yb, xb * xb, xb * yb, yb * yb], axis=-1).astype(np.float64)
-    coefs = np.linalg.solve(design_b.T @ design_b, design_b.T @ lab[by, bx].astype(np.float64))
-    coefs = coefs.astype(np.float32)  # (6, 3)
-    residual = np.empty_like(lab)
-    xy = np.outer(ys, xs)
-    for c in range(3):
+    # design matrix over the whole frame.  Each Lab channel is then handled
+    # as its own contiguous plane.
+    border_lab = lab8.reshape(-1, 3)[geo.flat].astype(np.float64)
+    coefs = np.linalg.solve(geo.normal, geo.design.T @ border_lab).astype(np.float32)  # (6, 3)
+    xs, ys, xy = geo.xs, geo.ys, geo.xy
+    units = []
+    for c, plane in enumerate(cv2.split(lab8)):
         c0, c1, c2, c3, c4, c5 = coefs[:, c]
         row = c0 + c1 * xs + c3 * (xs * xs)
         col = c2 * ys + c5 * (ys * ys)
-        surface = row[None, :] + col[:, None] + c4 * xy
-        np.subtract(lab[..., c], surface, out=residual[..., c])
-    rb = np.abs(residual[by, bx])
-    spread = 1.4826 * np.array([np.median(rb[:, c]) for c in range(3)], dtype=np.float32)
-    spread = np.maximum(spread, np.asarray(CLOTH_MIN_SPREAD_LAB, dtype=np.float32))
-    u0, u1, u2 = (residual[..., c] / spread[c] for c in range(3))
+        surface = row[None, :] + col[:, None]
+        surface += c4 * xy
+        residual = plane.astype(np.float32)
+        residual -= surface
+        spread = np.float32(1.4826) * np.median(np.abs(residual.ravel()[geo.flat]))
+        spread = max(spread, np.float32(CLOTH_MIN_SPREAD_LAB[c]))
+        residual /= spread
+        units.append(residual)
+    u0, u1, u2 = units
     return np.sqrt(u0 * u0 + u1 * u1 + u2 * u2), u0
 
 
@@ -159,6 +192,14 @@ def _fill_holes(mask: np.ndarray) -> np.ndarray:
 def _ellipse_area(e: tuple) -> float:
     (_, _), (d1, d2), _ = e
     return math.pi * d1 * d2 / 4.0
+
+
+def _grown_box(stat: np.ndarray, grow_px: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """A connected component's bounding box grown by ``grow_px`` on every side and
+    clipped to the frame: ``(x0, y0, x1, y1)``, end-exclusive, pixels."""
+    x, y = int(stat[cv2.CC_STAT_LEFT]), int(stat[cv2.CC_STAT_TOP])
+    bw, bh = int(stat[cv2.CC_STAT_WIDTH]), int(stat[cv2.CC_STAT_HEIGHT])
+    return (max(0, x - grow_px), max(0, y - grow_px), min(width, x + bw + grow_px), min(height, y + bh + grow_px))
 
 
 def find_plate(frame: np.ndarray) -> PlateFit:
@@ -193,7 +234,15 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     for i in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
         if stats[i, cv2.CC_STAT_AREA] < min_area_px:
             break
-        region = _fill_holes((labels == i).astype(np.uint8))
+        # Work on the component's bounding box grown by more than the opening
+        # kernel's radius (clipped to the frame): erosion and dilation of the
+        # component never reach past it, and where it is clipped the crop's
+        # edge is the frame's edge, so every pixel comes out as on the whole
+        # frame.  The kernel grows with the filled area, at most the box's.
+        bw, bh = int(stats[i, cv2.CC_STAT_WIDTH]), int(stats[i, cv2.CC_STAT_HEIGHT])
+        k_max = max(3, int(2 * round(PLATE_OPEN_FRAC * math.sqrt(bw * bh / math.pi)) + 1))
+        x0, y0, x1, y1 = _grown_box(stats[i], k_max // 2 + 1, sw, sh)
+        region = _fill_holes((labels[y0:y1, x0:x1] == i).astype(np.uint8))
         eq_radius = math.sqrt(region.sum() / math.pi)
         k = max(3, int(2 * round(PLATE_OPEN_FRAC * eq_radius) + 1))
         region = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
@@ -201,7 +250,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         if m2 < 2:
             continue
         region = (lab2 == 1 + int(np.argmax(st2[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
-        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
         hull = cv2.convexHull(max(contours, key=cv2.contourArea))
         if len(hull) < 5:
             continue
@@ -218,7 +267,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         if fill < PLATE_MIN_FILL:
             reasons.append(f"region not elliptical (fills {fill:.0%} of its ellipse)")
             continue
-        contrast = float(np.median(dev[region > 0]))
+        contrast = float(np.median(dev[y0:y1, x0:x1][region > 0]))
         score = _ellipse_area(fit) * min(fill, 1.0)
         if best is None or score > best[0]:
             best = (score, fit, fill, contrast)

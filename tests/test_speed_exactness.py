@@ -1,0 +1,156 @@
+"""The speed work's shortcuts give the same bytes as the plain computations they replace.
+
+No timing here (speed is measured by ``bench/bench_reader.py``); these tests pin
+the invariants the faster code relies on, so a change in OpenCV or NumPy that
+breaks one shows up as a failure rather than as changed readings.
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.canonical import (CANON_BLUR_SIGMA_PX, CANVAS_PX, PLATE_RADIUS_PX, area_shrink_top_left,
+                              make_canonical_view, warp_footprint)
+from vision.colour import bgr_to_lab, radial_median_profile
+from vision.plate import (CLOTH_BORDER_FRAC, CLOTH_MIN_SPREAD_LAB, cloth_deviation, find_plate,
+                          plate_to_canonical, rectify)
+from vision.synth import render_scene
+from vision.types import Ellipse
+
+
+def _textured(h: int, w: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    return cv2.GaussianBlur(img, ksize=(0, 0), sigmaX=1.5)
+
+
+@pytest.mark.parametrize("src, size, keep", [
+    ((1080, 1920), (1231, 692), (800, 600)),     # non-integer scale ~1.56
+    ((2160, 3840), (1243, 699), (900, 699)),     # ~3.09, full height kept
+    ((1080, 1920), (960, 540), (500, 300)),      # integer scale 2 (OpenCV's fast path)
+    ((720, 1280), (569, 320), (569, 320)),       # everything kept
+    ((900, 1600), (1000, 563), (1, 1)),          # a single pixel
+])
+def test_area_shrink_top_left_equals_whole_frame_shrink(src, size, keep):
+    frame = _textured(*src, seed=sum(src) + sum(size))
+    full = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
+    part = area_shrink_top_left(frame, size, keep)
+    assert part.shape == (keep[1], keep[0], 3)
+    assert np.array_equal(part, full[:keep[1], :keep[0]])
+
+
+def test_area_shrink_top_left_rejects_bad_sizes():
+    frame = np.zeros((100, 200, 3), np.uint8)
+    with pytest.raises(ValueError, match="size"):
+        area_shrink_top_left(frame, (300, 50), (10, 10))
+    with pytest.raises(ValueError, match="keep"):
+        area_shrink_top_left(frame, (100, 50), (101, 10))
+    with pytest.raises(ValueError, match="keep"):
+        area_shrink_top_left(frame, (100, 50), (0, 10))
+
+
+def test_warp_footprint_bounds_every_sample():
+    e = Ellipse(700.0, 500.0, 330.0, 300.0, 25.0)
+    to_canon = plate_to_canonical(e, plate_radius_px=PLATE_RADIUS_PX, canvas_px=CANVAS_PX)
+    x_max, y_max = warp_footprint(to_canon, CANVAS_PX)
+    inv = np.linalg.inv(to_canon)
+    ys, xs = np.mgrid[0:CANVAS_PX, 0:CANVAS_PX]
+    pts = inv @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
+    assert pts[0].max() <= x_max + 1e-9 and pts[1].max() <= y_max + 1e-9
+    with pytest.raises(ValueError, match="canvas_px"):
+        warp_footprint(to_canon, 0)
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (3840, 2160)])
+def test_canonical_view_of_a_large_frame_equals_whole_frame_shrink(size):
+    scene = render_scene(21, "outcome", size=(960, 540))
+    frame = cv2.resize(scene.image, size, interpolation=cv2.INTER_CUBIC)
+    plate = find_plate(frame).ellipse
+    shrink = plate.b / (PLATE_RADIUS_PX * 1.5)
+    assert shrink > 1.5  # the shrink path is the one under test
+    h, w = frame.shape[:2]
+    small_size = (max(8, int(round(w / shrink))), max(8, int(round(h / shrink))))
+    small = cv2.resize(frame, small_size, interpolation=cv2.INTER_AREA)
+    to_canon = plate_to_canonical(plate, plate_radius_px=PLATE_RADIUS_PX, canvas_px=CANVAS_PX)
+    to_small = to_canon @ np.diag([w / small_size[0], h / small_size[1], 1.0])
+    want = cv2.GaussianBlur(rectify(small, to_small, CANVAS_PX), ksize=(0, 0), sigmaX=CANON_BLUR_SIGMA_PX)
+    assert np.array_equal(make_canonical_view(frame, plate).bgr, want)
+
+
+def test_bgr_to_lab_equals_the_formula_for_every_code():
+    rng = np.random.default_rng(3)
+    bgr = rng.integers(0, 256, (256, 256, 3), dtype=np.uint8)
+    lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    assert all(np.unique(lab8[..., c]).size > 100 for c in range(3))
+    want = lab8.astype(np.float32) * np.array([100.0 / 255.0, 1.0, 1.0], np.float32) \
+        + np.array([0.0, -128.0, -128.0], np.float32)
+    got = bgr_to_lab(bgr)
+    assert got.dtype == np.float32 and np.array_equal(got, want)
+
+
+def _cloth_deviation_plain(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The cloth model written directly on the interleaved Lab frame (before the speed work)."""
+    lab = cv2.cvtColor(small_bgr, cv2.COLOR_BGR2Lab).astype(np.float32)
+    h, w = lab.shape[:2]
+    band = max(3, int(round(CLOTH_BORDER_FRAC * min(h, w))))
+    border = np.zeros((h, w), dtype=bool)
+    border[:band] = border[-band:] = True
+    border[:, :band] = border[:, -band:] = True
+    xs = np.arange(w, dtype=np.float32) / np.float32(w)
+    ys = np.arange(h, dtype=np.float32) / np.float32(h)
+    by, bx = np.nonzero(border)
+    xb, yb = xs[bx], ys[by]
+    design = np.stack([np.ones_like(xb), xb, yb, xb * xb, xb * yb, yb * yb], axis=-1).astype(np.float64)
+    coefs = np.linalg.solve(design.T @ design, design.T @ lab[by, bx].astype(np.float64)).astype(np.float32)
+    residual = np.empty_like(lab)
+    xy = np.outer(ys, xs)
+    for c in range(3):
+        c0, c1, c2, c3, c4, c5 = coefs[:, c]
+        surface = (c0 + c1 * xs + c3 * (xs * xs))[None, :] + (c2 * ys + c5 * (ys * ys))[:, None] + c4 * xy
+        residual[..., c] = lab[..., c] - surface
+    rb = np.abs(residual[by, bx])
+    spread = 1.4826 * np.array([np.median(rb[:, c]) for c in range(3)], dtype=np.float32)
+    spread = np.maximum(spread, np.asarray(CLOTH_MIN_SPREAD_LAB, dtype=np.float32))
+    u0, u1, u2 = (residual[..., c] / spread[c] for c in range(3))
+    return np.sqrt(u0 * u0 + u1 * u1 + u2 * u2), u0
+
+
+@pytest.mark.parametrize("seed", [5, 17])
+def test_cloth_deviation_equals_the_plain_computation(seed):
+    scene = render_scene(seed, "outcome", size=(960, 540))
+    small = cv2.resize(scene.image, (569, 320), interpolation=cv2.INTER_AREA)
+    dev, light = cloth_deviation(small)
+    want_dev, want_light = _cloth_deviation_plain(small)
+    assert dev.dtype == np.float32 and np.array_equal(dev, want_dev)
+    assert np.array_equal(light, want_light)
+
+
+def _radial_median_plain(lab, radius, mask, bin_px, n_bins):
+    bins = np.minimum((radius[mask] / bin_px).astype(np.int32), n_bins - 1)
+    out = np.zeros((n_bins, 3), dtype=np.float32)
+    for c in range(3):
+        v = lab[..., c][mask]
+        lo = float(v.min())
+        q = np.clip(((v - lo) * 2.0).astype(np.int32), 0, 511)
+        hist = np.bincount(bins * 512 + q, minlength=n_bins * 512).reshape(n_bins, 512)
+        cum = np.cumsum(hist, axis=1)
+        total = cum[:, -1]
+        prof = lo + np.argmax(cum >= (total[:, None] + 1) // 2, axis=1).astype(np.float32) / 2.0
+        for i in range(n_bins):
+            if total[i] == 0:
+                prof[i] = prof[i - 1] if i > 0 else lo
+        out[:, c] = prof
+    return out
+
+
+def test_radial_median_profile_equals_the_plain_computation():
+    lab = bgr_to_lab(_textured(96, 96, seed=9))
+    yy, xx = np.mgrid[0:96, 0:96].astype(np.float32)
+    radius = np.hypot(xx - 47.5, yy - 47.5)
+    mask = (radius < 40) & ~((radius > 20) & (radius < 24))  # an empty ring in the middle
+    got = radial_median_profile(lab, radius, mask, 2.0, 22)
+    assert np.array_equal(got, _radial_median_plain(lab, radius, mask, 2.0, 22))
+    assert math.isfinite(float(got.sum()))
