@@ -25,7 +25,7 @@ from .canonical import CanonicalView, make_canonical_view
 from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
-from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
+from .tokens import DEFAULT_OUTLINE_RULE, DEFAULT_TOKEN_RADIUS_FRAC, Candidate, OutlineRule, TokenSearch, find_tokens
 from .types import Reading, TokenReading
 
 #: An outcome needs every flat face this round (minor / major axis in the
@@ -68,10 +68,13 @@ class ReaderSettings:
         Plausible face radius, fractions of the plate radius.
     face_rule : FaceRule
         Red/white thresholds.
+    outline_rule : OutlineRule
+        When a dark outline alone counts as a pale face.
     """
 
     token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
     face_rule: FaceRule = DEFAULT_FACE_RULE
+    outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE
 
     def __post_init__(self) -> None:
         lo, hi = self.token_radius_frac
@@ -342,7 +345,7 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
                        "red and white faces cannot be told apart", plate=plate.ellipse,
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
     view = make_canonical_view(frame, plate.ellipse)
-    search = find_tokens(view, token_radius_frac=settings.token_radius_frac)
+    search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
     verdict, reason, cands, faces, conf = decide(view, search, plate, settings.face_rule)
     tokens = _token_readings(view, cands, faces)
     red = white = None

@@ -152,6 +152,44 @@ OUTLINE_KEPT_MASK_RADII = 1.3
 
 
 @dataclass(frozen=True)
+class OutlineRule:
+    """When a dark outline counts as a pale face (see :func:`outline_support`).
+
+    A studio profile may set these from its calibration frames; the defaults
+    hold for any studio.
+
+    Attributes
+    ----------
+    min_z : float
+        Outline filter response, in units of its own robust noise on the plate.
+    min_contrast_l : float
+        Ring darker than its sides by this much, L units.
+    min_sectors : int
+        Sectors (of ``OUTLINE_SECTORS``) where the ring is darker than its sides.
+    min_evenness : float
+        Lower-quartile sector contrast over the mean contrast.
+    """
+
+    min_z: float = OUTLINE_MIN_Z
+    min_contrast_l: float = OUTLINE_MIN_CONTRAST_L
+    min_sectors: int = OUTLINE_MIN_SECTORS
+    min_evenness: float = OUTLINE_MIN_EVENNESS
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.min_z) and self.min_z > 0):
+            raise ValueError(f"min_z: expected a finite value > 0, got {self.min_z}")
+        if not (math.isfinite(self.min_contrast_l) and self.min_contrast_l > 0):
+            raise ValueError(f"min_contrast_l: expected a finite value > 0, got {self.min_contrast_l}")
+        if not (isinstance(self.min_sectors, int) and 1 <= self.min_sectors <= OUTLINE_SECTORS):
+            raise ValueError(f"min_sectors: expected an int in [1, {OUTLINE_SECTORS}], got {self.min_sectors!r}")
+        if not (math.isfinite(self.min_evenness) and -1.0 <= self.min_evenness <= 1.0):
+            raise ValueError(f"min_evenness: expected a value in [-1, 1], got {self.min_evenness}")
+
+
+DEFAULT_OUTLINE_RULE = OutlineRule()
+
+
+@dataclass(frozen=True)
 class Candidate:
     """A token candidate in canonical pixels.
 
@@ -777,7 +815,8 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
-                   cands: list[Candidate], blob_centres: list[tuple[float, float]]
+                   cands: list[Candidate], blob_centres: list[tuple[float, float]],
+                   rule: OutlineRule = DEFAULT_OUTLINE_RULE
                    ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Faint faces found by a closed dark outline near the token's radius,
     away from every blob and every candidate already kept.
@@ -817,11 +856,11 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     shadows: list[tuple[float, float, float]] = []
     uneven: list[tuple[float, float, float]] = []
     taken = [(c.x, c.y) for c in cands] + list(blob_centres)
-    for x, y in _peaks(best_z, region, OUTLINE_MIN_Z, 1.5 * token_r):
+    for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r):
         if any(math.hypot(x - tx, y - ty) < FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken):
             continue
         n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
-        if n_sectors < OUTLINE_MIN_SECTORS or contrast < OUTLINE_MIN_CONTRAST_L or evenness < OUTLINE_MIN_EVENNESS:
+        if n_sectors < rule.min_sectors or contrast < rule.min_contrast_l or evenness < rule.min_evenness:
             if n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L:
                 uneven.append((float(x), float(y), contrast))
             continue
@@ -839,7 +878,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     return found, shadows
 
 
-def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
+def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
+                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE
                 ) -> TokenSearch:
     """Find token candidates on the plate.
 
@@ -848,12 +888,16 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     view : CanonicalView
     token_radius_frac : (float, float)
         Smallest and largest plausible face radius, fractions of the plate radius.
+    outline_rule : OutlineRule
+        When a dark outline alone counts as a pale face.
 
     Returns
     -------
     TokenSearch
         Candidates in canonical pixels; empty when the plate is bare.
     """
+    if not isinstance(outline_rule, OutlineRule):
+        raise TypeError(f"outline_rule: expected OutlineRule, got {type(outline_rule).__name__}")
     lo_frac, hi_frac = token_radius_frac
     if not (0 < lo_frac < hi_frac < 0.5):
         raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {token_radius_frac}")
@@ -962,7 +1006,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # one face's size but not round: an upright or steeply tilted token
             cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
     # 4. Pale faces by their outline alone, where neither detector saw a token.
-    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres)
+    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule)
     cands.extend(outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
