@@ -861,7 +861,10 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             continue
         n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
         if n_sectors < rule.min_sectors or contrast < rule.min_contrast_l or evenness < rule.min_evenness:
-            if n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L:
+            # (a circle reaching the well's edge is not counted: the plate's
+            # own edge, a pixel off the ring model, draws such an arc there)
+            if (n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
+                    and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px):
                 uneven.append((float(x), float(y), contrast))
             continue
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
@@ -876,6 +879,35 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     shadows.extend((x, y, c) for x, y, c in uneven
                    if all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands + found))
     return found, shadows
+
+
+def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candidate]:
+    """Two disc-filter peaks whose shared region was too large for one face
+    are two touching faces when their centres are as far apart as touching
+    faces are (``TOUCHING_MIN_DIST_RADII`` to ``PAIR_MAX_DIST_RADII`` radii;
+    a face resting on another is at most 1.5 radii from it), each has a
+    disc's contrast all round (it passed the sector test), and their region
+    is no larger than two faces.  Both become ``faint``; anything else is
+    left as it was."""
+    face_area = math.pi * token_r ** 2
+    big = [i for i, c in enumerate(cands) if c.kind == "overlap" and c.solidity == 1.0
+           and c.area_px <= PAIR_MAX_AREA * face_area]
+    partner: dict[int, list[int]] = {i: [] for i in big}
+    for n, i in enumerate(big):
+        for j in big[n + 1:]:
+            d = math.hypot(cands[i].x - cands[j].x, cands[i].y - cands[j].y)
+            if TOUCHING_MIN_DIST_RADII * token_r <= d <= PAIR_MAX_DIST_RADII * token_r:
+                partner[i].append(j)
+                partner[j].append(i)
+    # only an unambiguous pair (each the other's only partner) is split
+    out = list(cands)
+    for i in big:
+        if len(partner[i]) == 1 and len(partner[partner[i][0]]) == 1:
+            c = cands[i]
+            # the region is two faces, so its shape says nothing of either: each
+            # passed the sector test, a disc all round
+            out[i] = Candidate(c.x, c.y, c.radius, "faint", c.area_px / 2, 1.0, c.solidity, c.contrast)
+    return out
 
 
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
@@ -1005,6 +1037,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         else:
             # one face's size but not round: an upright or steeply tilted token
             cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
+    cands = _touching_faint_pairs(cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule)
     cands.extend(outlined)
