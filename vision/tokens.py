@@ -46,11 +46,17 @@ SUSPECT_MIN_AXIS_RATIO = 0.5
 #: object: its pixels lie beyond this fraction of the plate radius ...
 RIM_ARC_MIN_RADIUS_FRAC = 0.8
 #: ... within a band this thin (fraction of the plate radius; a token's face
-#: is 0.14-0.4 across, so an arc this thin can hide none) ...
-RIM_ARC_MAX_THICKNESS_FRAC = 0.06
+#: is at least 0.14 across, so an arc this thin can hide none) ...
+RIM_ARC_MAX_THICKNESS_FRAC = 0.09
 #: ... and it follows the rim for at least this many degrees (longer than a
 #: token standing on edge there, about 20 deg).
 RIM_ARC_MIN_SPAN_DEG = 35.0
+#: A disc-filter find this close to a clear face (token radii), in the same
+#: colour direction (cosine) and at most this share of its difference from
+#: the plate, is that face's halo or reflection (see ``_drop_echoes``).
+ECHO_MAX_DIST_RADII = 2.5
+ECHO_MIN_COSINE = 0.9
+ECHO_MAX_REL_CONTRAST = 0.5
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -881,6 +887,50 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     return found, shadows
 
 
+def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -> np.ndarray:
+    """Mean Lab residual (3,) over the disc of ``radius_px`` around (x, y); zeros when empty."""
+    s = residual.shape[0]
+    half = int(math.ceil(radius_px))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    sel = (cc - x) ** 2 + (rr - y) ** 2 < radius_px ** 2
+    if not sel.any():
+        return np.zeros(3, np.float32)
+    return residual[y0:y1, x0:x1][sel].mean(axis=0)
+
+
+def _drop_echoes(residual: np.ndarray, cands: list[Candidate], token_r: float) -> list[Candidate]:
+    """Drop disc-filter finds that are a face's echo: within ``ECHO_MAX_DIST_RADII``
+    of a clear face (a ``disc`` blob), differing from the plate in the same
+    colour direction as that face (cosine at least ``ECHO_MIN_COSINE``) but by
+    at most ``ECHO_MAX_REL_CONTRAST`` of its difference: the face's halo in a
+    soft image, or its reflection in a glossy glaze.  A second token next to
+    it would differ from the plate as much as it does (same colour) or in
+    another direction (the other colour)."""
+    discs = [c for c in cands if c.kind == "disc"]
+    if not discs:
+        return cands
+    core = DISC_FACE_FRAC * token_r
+    disc_means = [_mean_residual(residual, d.x, d.y, core) for d in discs]
+    out = []
+    for c in cands:
+        if c.kind in ("faint", "overlap", "partial") and c.solidity == 1.0:
+            m = _mean_residual(residual, c.x, c.y, core)
+            mn = float(np.linalg.norm(m))
+            echo = False
+            for d, dm in zip(discs, disc_means):
+                dn = float(np.linalg.norm(dm))
+                if (dn > 0 and mn > 0 and math.hypot(c.x - d.x, c.y - d.y) <= ECHO_MAX_DIST_RADII * token_r
+                        and float(m @ dm) / (mn * dn) >= ECHO_MIN_COSINE and mn <= ECHO_MAX_REL_CONTRAST * dn):
+                    echo = True
+                    break
+            if echo:
+                continue
+        out.append(c)
+    return out
+
+
 def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candidate]:
     """Two disc-filter peaks whose shared region was too large for one face
     are two touching faces when their centres are as far apart as touching
@@ -1038,6 +1088,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # one face's size but not round: an upright or steeply tilted token
             cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
     cands = _touching_faint_pairs(cands, token_r)
+    cands = _drop_echoes(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule)
     cands.extend(outlined)
