@@ -816,7 +816,7 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
                    cands: list[Candidate], blob_centres: list[tuple[float, float]],
-                   rule: OutlineRule = DEFAULT_OUTLINE_RULE
+                   rule: OutlineRule = DEFAULT_OUTLINE_RULE, trace: list | None = None
                    ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Faint faces found by a closed dark outline near the token's radius,
     away from every blob and every candidate already kept.
@@ -860,6 +860,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         if any(math.hypot(x - tx, y - ty) < FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken):
             continue
         n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
+        if trace is not None:  # calibration: every outline peak examined, strongest first
+            trace.append({"x": float(x), "y": float(y), "radius": float(best_r[y, x]), "z": float(best_z[y, x]),
+                          "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
         if n_sectors < rule.min_sectors or contrast < rule.min_contrast_l or evenness < rule.min_evenness:
             if n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L:
                 uneven.append((float(x), float(y), contrast))
@@ -879,7 +882,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
 
 
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
-                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE
+                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE, outline_trace: list | None = None
                 ) -> TokenSearch:
     """Find token candidates on the plate.
 
@@ -890,6 +893,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         Smallest and largest plausible face radius, fractions of the plate radius.
     outline_rule : OutlineRule
         When a dark outline alone counts as a pale face.
+    outline_trace : list or None
+        Calibration only: when a list, one dict per outline peak examined
+        (strongest first) is appended: x, y, radius, z, sectors, contrast_l,
+        evenness.  Does not change the result.
 
     Returns
     -------
@@ -1006,7 +1013,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # one face's size but not round: an upright or steeply tilted token
             cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
     # 4. Pale faces by their outline alone, where neither detector saw a token.
-    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule)
+    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
+                                           outline_trace)
     cands.extend(outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
