@@ -88,9 +88,12 @@ PICK_SEPARATION = 1.5
 #: The studio's outline rule: each threshold this fraction of the weakest
 #: calibrated white face's value (never stricter than the default) ...
 OUTLINE_TRUE_FRAC = 0.75
-#: ... one sector fewer than the weakest face's, evenness this much lower ...
-OUTLINE_SECTOR_SLACK = 1
-OUTLINE_EVENNESS_SLACK = 0.1
+#: ... this many sectors fewer than the weakest face's (a face's outline
+#: breaks where its shadow or a highlight falls, which moves with the light
+#: and the camera), evenness this much lower (its lower quartile moves the
+#: same way: the renders' white faces measure 0.02-0.84) ...
+OUTLINE_SECTOR_SLACK = 2
+OUTLINE_EVENNESS_SLACK = 0.25
 #: ... never below these floors (plate texture: the renders' plates show
 #: outline peaks up to z 9 but below 1.4 L units of contrast) ...
 OUTLINE_FLOOR = OutlineRule(min_z=PICK_MIN_Z, min_contrast_l=PICK_MIN_CONTRAST_L, min_sectors=PICK_MIN_SECTORS,

@@ -93,7 +93,7 @@ def test_learnt_rule_loosens_to_the_weakest_white_face_within_floors():
     whites = [(27.0, 15, 5.9, 0.21), (7.8, 14, 2.2, 0.02), (9.6, 16, 2.8, 0.66)]
     rule, margins, note = learn_outline_rule(whites, [(0, 0, 9.0, 11, 0.4, -0.2), (0, 0, 5.1, 13, 1.0, 0.26)])
     assert note == ""
-    assert rule.min_sectors == 13 and rule.min_evenness == 0.0          # the weakest face passes, one sector slack
+    assert rule.min_sectors == 12 and rule.min_evenness == 0.0          # the weakest face passes, two sectors slack
     assert OUTLINE_FLOOR.min_z <= rule.min_z <= 0.75 * 7.8 + 1e-6        # a fraction of the weakest face's z
     assert rule.min_contrast_l == DEFAULT_OUTLINE_RULE.min_contrast_l    # never looser than needed, never stricter
     assert all(getattr(rule, f) <= getattr(DEFAULT_OUTLINE_RULE, f)
