@@ -34,8 +34,9 @@ from vision.faces import (DEFAULT_FACE_RULE, FACE_SAMPLE_FRAC, RED_MIN_ABS_A, RE
                           WHITE_MAX_DELTA_A, FaceRule, classify_face)
 from vision.io import DEFAULT_MAX_PIXELS, decode_image
 from vision.plate import find_plate, plate_to_canonical
-from vision.reader import OVERLAP_MAX_CENTRE_DIST_RADII, is_colourless
-from vision.tokens import Candidate, find_tokens
+from vision.reader import FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, is_colourless
+from vision.tokens import (DEFAULT_OUTLINE_RULE, OUTLINE_SUSPECT_MIN_SECTORS, Candidate, OutlineRule,
+                           find_tokens)
 from vision.types import Ellipse
 
 from .profile import ColourModel, FaceModel, PlateTolerance, Profile, plate_difference
@@ -70,6 +71,37 @@ MIN_PLATE_L = 25.0
 #: ... and more than this share of clipped white pixels (all channels >= 250) on the
 #: plate is glare.
 MAX_GLARE_FRAC = 0.03
+#: Outline evidence (see :func:`vision.tokens.outline_support`).  At
+#: calibration time every outline peak on the plate is listed (a rule that
+#: accepts everything above this z) ...
+TRACE_MIN_Z = 2.0
+TRACE_RULE = OutlineRule(min_z=TRACE_MIN_Z, min_contrast_l=1e-6, min_sectors=1, min_evenness=-1.0)
+#: ... and a frame short of four tokens is completed with the strongest
+#: separated outlines that are circles at all (this many of 16 sectors, this
+#: strong: z and L units) ...
+PICK_MIN_SECTORS = OUTLINE_SUSPECT_MIN_SECTORS
+PICK_MIN_Z = 5.0
+PICK_MIN_CONTRAST_L = 1.0
+#: ... when every picked outline is this many times stronger (both z and L
+#: contrast) than any other circle-like outline on the plate (the fifth).
+PICK_SEPARATION = 1.5
+#: The studio's outline rule: each threshold this fraction of the weakest
+#: calibrated white face's value (never stricter than the default) ...
+OUTLINE_TRUE_FRAC = 0.75
+#: ... this many sectors fewer than the weakest face's (a face's outline
+#: breaks where its shadow or a highlight falls, which moves with the light
+#: and the camera), evenness this much lower (its lower quartile moves the
+#: same way: the renders' white faces measure 0.02-0.84) ...
+OUTLINE_SECTOR_SLACK = 2
+OUTLINE_EVENNESS_SLACK = 0.25
+#: ... never below these floors (plate texture: the renders' plates show
+#: outline peaks up to z 9 but below 1.4 L units of contrast) ...
+OUTLINE_FLOOR = OutlineRule(min_z=PICK_MIN_Z, min_contrast_l=PICK_MIN_CONTRAST_L, min_sectors=PICK_MIN_SECTORS,
+                            min_evenness=0.0)
+#: ... and every other outline peak of the calibration frames (the plate's own
+#: texture) must fail the rule by this margin: it would fail even with z and
+#: contrast thresholds this fraction of the learnt ones and one sector fewer.
+OUTLINE_PLATE_MARGIN_FRAC = 0.8
 #: A colour group closer than this to the plate (Lab distance of face - plate)
 #: is reported as hard to see (a warning, the frame was still read).
 MIN_FACE_PLATE_DELTA_E = 6.0
@@ -105,6 +137,8 @@ class FaceSample:
     lab: tuple[float, float, float]
     chroma: float
     pixels: np.ndarray = field(repr=False, compare=False)  # (n, 3) Lab of the face sample
+    #: (z, sectors, contrast_l, evenness) when this face was seen by its dark outline, else None.
+    outline: tuple[float, int, float, float] | None = None
 
     @property
     def delta_a(self) -> float:
@@ -132,6 +166,10 @@ class FrameMeasurement:
     plate_pixels: np.ndarray | None = field(default=None, repr=False)
     plate_l: float = 0.0
     glare_frac: float = 0.0
+    #: Outline peaks on the plate that are none of the four tokens: (x, y, z, sectors, contrast_l, evenness).
+    plate_peaks: tuple[tuple[float, float, float, int, float, float], ...] = ()
+    #: Token candidates added from the ranked outline evidence (not seen with the default settings).
+    picked: tuple[Candidate, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,6 +183,7 @@ class CalibrationResult:
     face_labels: tuple[str, ...] = ()  # "red" / "white" per face of all token frames, in order
     rule: FaceRule | None = None
     margins: dict = field(default_factory=dict)
+    outline_rule: OutlineRule | None = None
 
     @property
     def ready(self) -> bool:
@@ -162,7 +201,8 @@ def sha256_of(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _face_sample(view: CanonicalView, c: Candidate, r: float, idx: int) -> FaceSample:
+def _face_sample(view: CanonicalView, c: Candidate, r: float, idx: int,
+                 outline: tuple[float, int, float, float] | None = None) -> FaceSample:
     radius = c.radius if c.kind == "disc" else r
     fr = classify_face(view, c.x, c.y, radius)  # the reader's own measurement
     r_in = max(1.0, FACE_SAMPLE_FRAC * radius)
@@ -172,7 +212,69 @@ def _face_sample(view: CanonicalView, c: Candidate, r: float, idx: int) -> FaceS
     lab = np.median(face, axis=0)
     delta_b = float(np.median(face[:, 2]) - np.median(plate[:, 2]))
     return FaceSample(idx, c.x, c.y, radius, (fr.delta_l, fr.delta_a, delta_b),
-                      tuple(float(v) for v in lab), fr.chroma, face.astype(np.float32))
+                      tuple(float(v) for v in lab), fr.chroma, face.astype(np.float32), outline)
+
+
+def _outline_stats(t: dict) -> tuple[float, int, float, float]:
+    return (round(t["z"], 3), int(t["sectors"]), round(t["contrast_l"], 3), round(t["evenness"], 3))
+
+
+def rank_outlines(trace: list[dict], base: list[Candidate], r: float, need: int
+                  ) -> tuple[list[dict], list[dict], str]:
+    """Complete a calibration frame's tokens from its ranked outline peaks.
+
+    Parameters
+    ----------
+    trace : list of dict
+        Every outline peak examined (``find_tokens(..., outline_trace=...)``), strongest (z) first.
+    base : list of Candidate
+        The flat faces already found by colour (blobs, disc filter).
+    r : float
+        The frame's token radius, canonical pixels.
+    need : int
+        How many more faces the frame must have (0-4).
+
+    Returns
+    -------
+    picked : list of dict
+        The ``need`` strongest separated outline peaks that are circles
+        (``PICK_MIN_SECTORS``, ``PICK_MIN_Z``, ``PICK_MIN_CONTRAST_L``).
+    rest : list of dict
+        Every other peak that is no token's own edge or shadow (further than
+        ``OVERLAP_MAX_CENTRE_DIST_RADII`` radii from every token): the plate's texture.
+    why : str
+        Empty when ``need`` peaks were picked and each is ``PICK_SEPARATION``
+        times stronger than every circle-like peak left; else the reason.
+    """
+    sep = OVERLAP_MAX_CENTRE_DIST_RADII * r
+    picked: list[dict] = []
+    for t in trace:
+        if len(picked) >= need:
+            break
+        if any(math.hypot(t["x"] - c.x, t["y"] - c.y) < sep for c in base):
+            continue
+        if any(math.hypot(t["x"] - p["x"], t["y"] - p["y"]) < sep for p in picked):
+            continue
+        if t["sectors"] >= PICK_MIN_SECTORS and t["z"] >= PICK_MIN_Z and t["contrast_l"] >= PICK_MIN_CONTRAST_L:
+            picked.append(t)
+    rest = [t for t in trace if t not in picked
+            and all(math.hypot(t["x"] - c.x, t["y"] - c.y) >= sep for c in base)
+            and all(math.hypot(t["x"] - p["x"], t["y"] - p["y"]) >= sep for p in picked)]
+    if len(picked) < need:
+        return picked, rest, ""
+    circles = [t for t in rest if t["sectors"] >= PICK_MIN_SECTORS]
+    if picked and circles:
+        weakest = min(picked, key=lambda t: (t["z"], t["contrast_l"]))
+        z5 = max(t["z"] for t in circles)
+        c5 = max(t["contrast_l"] for t in circles)
+        if (min(p["z"] for p in picked) < PICK_SEPARATION * z5
+                or min(p["contrast_l"] for p in picked) < PICK_SEPARATION * c5):
+            return picked, rest, (f"the weakest outline that would be a token "
+                                  f"(canonical ({weakest['x']:.0f}, {weakest['y']:.0f}), z {weakest['z']:.1f}, "
+                                  f"contrast {weakest['contrast_l']:.1f} L) is not {PICK_SEPARATION} times "
+                                  f"stronger than the next circle-like mark on the plate (z {z5:.1f}, contrast "
+                                  f"{c5:.1f} L)")
+    return picked, rest, ""
 
 
 def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens", index: int = 0
@@ -194,6 +296,10 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
     search = find_tokens(view)
     cands = search.candidates
     r = search.token_radius_px
+    trace: list[dict] = []
+    if role == "tokens":
+        # the same search listing every outline peak (the candidates it keeps are not used)
+        find_tokens(view, outline_rule=TRACE_RULE, outline_trace=trace)
     # exposure and glare, on the plate itself
     inside = view.radius_px < 0.95 * view.plate_radius_px
     plate_l = float(np.median(view.lab[..., 0][inside]))
@@ -220,6 +326,36 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
                                  plate_pixels=plate_pixels, plate_l=plate_l, glare_frac=glare), problems)
 
     kinds = [c.kind for c in cands]
+    # The default search may miss a pale face (white on a white plate); four
+    # flat tokens are known to be there, so the strongest separated outlines
+    # complete the four, and the other outline peaks measure the plate's texture.
+    sep = OVERLAP_MAX_CENTRE_DIST_RADII * r
+    stats: dict[int, tuple[float, int, float, float]] = {}
+    picked_c: list[Candidate] = []
+    why_pick = ""
+    if any(k in kinds for k in ("overlap", "object", "upright", "partial")):
+        rest = [t for t in trace if all(math.hypot(t["x"] - c.x, t["y"] - c.y) >= sep for c in cands)]
+    else:
+        by_colour = [c for c in flat if c.kind != "outline"]
+        picked, rest, why_pick = rank_outlines(trace, by_colour, r, max(0, 4 - len(by_colour)))
+        new = [Candidate(t["x"], t["y"], r, "outline", math.pi * r * r, 1.0, 1.0, t["contrast_l"]) for t in picked]
+        completes = len(flat) < 4 and len(by_colour) + len(new) == 4
+        if completes and not why_pick:
+            picked_c = [c for c in new if all(math.hypot(c.x - o.x, c.y - o.y) > 0.5 * r
+                                               for o in flat if o.kind == "outline")]
+            flat = by_colour + new
+            for c, t in zip(new, picked):
+                stats[id(c)] = _outline_stats(t)
+        else:
+            if not completes:
+                why_pick = ""  # the default search's own faces stand (or are refused as they are)
+            rest = [t for t in trace if all(math.hypot(t["x"] - c.x, t["y"] - c.y) >= sep for c in flat)]
+            for c in flat:
+                near = [t for t in trace if c.kind == "outline" and math.hypot(t["x"] - c.x, t["y"] - c.y) <= 0.5 * r]
+                if near:
+                    stats[id(c)] = _outline_stats(near[0])
+    plate_peaks = tuple((round(t["x"], 1), round(t["y"], 1), round(t["z"], 3), int(t["sectors"]),
+                         round(t["contrast_l"], 3), round(t["evenness"], 3)) for t in rest)
     close = [(a, b) for i, a in enumerate(flat) for b in flat[i + 1:]
              if math.hypot(a.x - b.x, a.y - b.y) < OVERLAP_MAX_CENTRE_DIST_RADII * r]
     if "overlap" in kinds or close:
@@ -230,16 +366,22 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
     elif "upright" in kinds or "partial" in kinds:
         problems.append(Problem(name, "a token is standing on edge or partly hidden: lay all four flat",
                                 "not_flat"))
+    elif len(flat) < 4 and why_pick:
+        problems.append(Problem(name, f"fewer than four tokens visible: found {len(flat)} flat token(s), and "
+                                f"{why_pick}; lay four tokens flat and apart on the plate, away from marks on the "
+                                "glaze", "too_few"))
     elif len(flat) < 4:
         problems.append(Problem(name, f"fewer than four tokens visible: found {len(flat)} flat token(s); "
                                 "lay four tokens flat and apart on the plate (if a token is there, it is too "
                                 "close to the plate's colour to be seen)", "too_few"))
     elif len(flat) > 4:
         problems.append(Problem(name, f"{len(flat)} token-like discs found, expected four", "too_many"))
-    faces = tuple(_face_sample(view, c, r, index) for c in flat)
-    return (FrameMeasurement(name, sha256, role, image, plate.ellipse, plate.reason, view, tuple(cands),
+    faces = tuple(_face_sample(view, c, r, index, stats.get(id(c))) for c in flat)
+    shown = tuple(c for c in cands if c.kind not in FLAT_KINDS) + tuple(flat)
+    return (FrameMeasurement(name, sha256, role, image, plate.ellipse, plate.reason, view, shown,
                              token_radius_frac=r / view.plate_radius_px, faces=faces, plate_pixels=plate_pixels,
-                             plate_l=plate_l, glare_frac=glare), problems)
+                             plate_l=plate_l, glare_frac=glare, plate_peaks=plate_peaks,
+                             picked=tuple(picked_c)), problems)
 
 
 # ---------------------------------------------------------------------------
@@ -339,6 +481,86 @@ def learn_rule(red: list[FaceSample], white: list[FaceSample]) -> tuple[FaceRule
         "undecided_band_delta_a": round(rule.red_min_delta_a - rule.white_max_delta_a, 2),
     }
     return rule, margins
+
+
+def _passes(peak: tuple, rule: OutlineRule, frac: float = 1.0, sector_slack: int = 0,
+            evenness_slack: float = 0.0) -> bool:
+    """Would an outline peak (x, y, z, sectors, contrast_l, evenness) count under ``rule`` loosened by the margins?"""
+    _, _, z, sectors, contrast, evenness = peak
+    return (z >= frac * rule.min_z and contrast >= frac * rule.min_contrast_l
+            and sectors >= rule.min_sectors - sector_slack and evenness >= rule.min_evenness - evenness_slack)
+
+
+def learn_outline_rule(whites: list[tuple[float, int, float, float]],
+                       plate_peaks: list[tuple[float, float, float, int, float, float]]
+                       ) -> tuple[OutlineRule, dict, str]:
+    """The studio's outline rule from the white faces seen by their outline, and the plate's own peaks.
+
+    Each threshold is ``OUTLINE_TRUE_FRAC`` of the weakest white face's value
+    (sectors: ``OUTLINE_SECTOR_SLACK`` fewer, evenness ``OUTLINE_EVENNESS_SLACK``
+    lower), never stricter than the default and never below ``OUTLINE_FLOOR``.
+    Then every plate peak must fail the rule even loosened by the plate margin
+    (z and contrast times ``OUTLINE_PLATE_MARGIN_FRAC``, one sector fewer,
+    evenness 0.1 lower); where one does not, the contrast (or else the z)
+    threshold is raised above it by that margin, as long as every white face
+    still passes.
+
+    Returns
+    -------
+    rule, margins, note
+        ``note`` is empty when the rule was learnt; otherwise the default rule
+        is returned and the note says why (no white face was seen by its
+        outline, or the plate's texture is as strong as the faces).
+    """
+    d, fl = DEFAULT_OUTLINE_RULE, OUTLINE_FLOOR
+    if not whites:
+        return d, {}, "no white face was found by its outline alone: the default outline rule is kept"
+    zt = min(w[0] for w in whites)
+    st = min(w[1] for w in whites)
+    ct = min(w[2] for w in whites)
+    et = min(w[3] for w in whites)
+    min_z = max(fl.min_z, min(d.min_z, OUTLINE_TRUE_FRAC * zt))
+    min_c = max(fl.min_contrast_l, min(d.min_contrast_l, OUTLINE_TRUE_FRAC * ct))
+    min_s = max(fl.min_sectors, min(d.min_sectors, st - OUTLINE_SECTOR_SLACK))
+    min_e = max(fl.min_evenness, min(d.min_evenness, et - OUTLINE_EVENNESS_SLACK))
+    m = OUTLINE_PLATE_MARGIN_FRAC
+
+    def offenders(rule):
+        return [p for p in plate_peaks if _passes(p, rule, m, 1, 0.1)]
+
+    rule = OutlineRule(round(min_z, 3), round(min_c, 3), int(min_s), round(min_e, 3))
+    off = offenders(rule)
+    if off:
+        need_c = max(p[4] for p in off) / m + 1e-3
+        need_z = max(p[2] for p in off) / m + 1e-3
+        if need_c <= ct:
+            rule = OutlineRule(rule.min_z, round(need_c, 3), rule.min_sectors, rule.min_evenness)
+        elif need_z <= zt:
+            rule = OutlineRule(round(need_z, 3), rule.min_contrast_l, rule.min_sectors, rule.min_evenness)
+        off = offenders(rule)
+        if off:
+            worst = max(off, key=lambda p: p[4])
+            return d, {}, (f"the plate shows outline marks as strong as the white faces (z {worst[2]:.1f}, contrast "
+                           f"{worst[4]:.1f} L; the weakest white face: z {zt:.1f}, contrast {ct:.1f} L): the "
+                           f"default outline rule is kept")
+    if not all(_passes((0, 0) + w, rule) for w in whites):
+        return d, {}, "the learnt outline rule would miss a calibrated white face: the default outline rule is kept"
+    circles = [p for p in plate_peaks if p[3] >= rule.min_sectors - 1]
+    margins = {
+        "outline_white_min_z": round(zt, 2), "outline_white_min_contrast_l": round(ct, 2),
+        "outline_white_min_sectors": float(st), "outline_white_min_evenness": round(et, 3),
+        "outline_plate_peaks": float(len(plate_peaks)),
+        "outline_plate_max_z": round(max((p[2] for p in circles), default=0.0), 2),
+        "outline_plate_max_contrast_l": round(max((p[4] for p in circles), default=0.0), 2),
+        "outline_white_margin_z": round(zt - rule.min_z, 2),
+        "outline_white_margin_contrast_l": round(ct - rule.min_contrast_l, 2),
+    }
+    return rule, margins, ""
+
+
+def _radius_range(r_frac: float) -> tuple[float, float]:
+    """The profile's token radius range around the measured radius (``TOKEN_RADIUS_SLACK``)."""
+    return (max(0.02, round(r_frac * (1 - TOKEN_RADIUS_SLACK), 4)), min(0.49, round(r_frac * (1 + TOKEN_RADIUS_SLACK), 4)))
 
 
 def _colour_model(pixels: np.ndarray) -> tuple[tuple[float, ...], tuple[tuple[float, ...], ...]]:
@@ -443,6 +665,15 @@ def calibrate_frames(frames: list[tuple[str, np.ndarray, str]], *, empty: tuple[
                                 problems.append(Problem(m.name, f"a {want} face at canonical ({f.x:.0f}, {f.y:.0f}) "
                                                         f"reads {got} with the learnt thresholds", "self_check"))
 
+    outline_rule, outline_note = DEFAULT_OUTLINE_RULE, ""
+    if rule is not None and not any(p.fatal for p in problems):
+        whites = [f.outline for f, lab in zip(faces, labels) if lab == "white" and f.outline is not None]
+        peaks = [p for m in token_frames for p in m.plate_peaks]
+        outline_rule, outline_margins, outline_note = learn_outline_rule(whites, peaks)
+        margins = {**margins, **outline_margins}
+        if outline_note:
+            problems.append(Problem(None, outline_note, "outline_default", fatal=False))
+
     profile = None
     if not any(p.fatal for p in problems) and rule is not None:
         ref_frames = [m for m in measured if m.plate is not None]
@@ -450,8 +681,7 @@ def calibrate_frames(frames: list[tuple[str, np.ndarray, str]], *, empty: tuple[
         ellipse = mean_ellipse([m.plate for m in (empty_m or ref_frames)])
         plate_px = np.concatenate([m.plate_pixels for m in (empty_m or ref_frames)])
         r_frac = float(np.median([m.token_radius_frac for m in token_frames]))
-        lo = max(0.02, round(r_frac * (1 - TOKEN_RADIUS_SLACK), 4))
-        hi = min(0.49, round(r_frac * (1 + TOKEN_RADIUS_SLACK), 4))
+        lo, hi = _radius_range(r_frac)
         models = {}
         for name in ("red", "white"):
             group = [f for f, lab in zip(faces, labels) if lab == name]
@@ -468,9 +698,23 @@ def calibrate_frames(frames: list[tuple[str, np.ndarray, str]], *, empty: tuple[
             homography=tuple(tuple(round(float(v), 6) for v in row) for row in homography),
             fixed_camera=fixed_camera, tolerance=tol, plate_colour=ColourModel(pc_mean, pc_cov),
             token_radius_frac=(lo, hi), red=models["red"], white=models["white"], face_rule=rule,
-            margins=margins, source=source)
+            outline_rule=outline_rule, margins=margins, source=source)
+        # the profile's settings must find exactly the four tokens of every calibration frame
+        settings = profile.reader_settings()
+        for m in token_frames:
+            got = find_tokens(m.view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
+            flat = [c for c in got.candidates if c.kind in FLAT_KINDS]
+            r_px = m.token_radius_frac * m.view.plate_radius_px
+            matched = all(any(math.hypot(c.x - f.x, c.y - f.y) < r_px for c in flat) for f in m.faces)
+            if len(got.candidates) != 4 or len(flat) != 4 or not matched:
+                problems.append(Problem(m.name, f"with the learnt settings the reader finds "
+                                        f"{', '.join(c.kind for c in got.candidates) or 'nothing'} here, not the "
+                                        f"four calibrated tokens", "self_check"))
+        if any(p.fatal for p in problems):
+            profile = None
     return CalibrationResult(profile=profile, frames=tuple(measured), problems=tuple(problems),
-                             face_labels=tuple(labels), rule=rule, margins=margins)
+                             face_labels=tuple(labels), rule=rule, margins=margins,
+                             outline_rule=outline_rule if rule is not None else None)
 
 
 def load_frame_file(path: str, *, max_pixels: int = DEFAULT_MAX_PIXELS) -> tuple[np.ndarray | None, str, str]:

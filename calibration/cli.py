@@ -8,8 +8,9 @@ calibration set was refused (each reason on stderr names its frame), or
 --check found a wrong outcome; 2 usage error.
 
 ``--check DIR`` reads every labelled frame in DIR (``NAME.jpg`` + ``NAME.json``
-with ``kind``, ``verdict``, ``red``) with the new profile and prints the
-per-kind accuracy table.  ``--any-camera`` is for frame sets taken from
+with ``kind``, ``verdict``, ``red``) with the new profile and with the default
+settings, prints both per-kind accuracy tables and names every kind the
+profile reads worse than the default (a warning).  ``--any-camera`` is for frame sets taken from
 several camera positions (e.g. rendered test sets): the profile then learns
 colours and sizes only and never reports a moved camera.
 """
@@ -55,18 +56,44 @@ def labelled_frames(folder: Path) -> list[tuple[Path, dict | None]]:
     return out
 
 
-def check(profile, folder: Path, out=sys.stdout) -> dict:
-    """Read every labelled frame of ``folder`` with ``profile``; print and return the accuracy table."""
+def worse_kinds(table: dict, default: dict) -> list[str]:
+    """Kinds where the profile has fewer right frames, or more wrong outcomes, than the default settings."""
+    out = []
+    for kind, line in table["kinds"].items():
+        d = default["kinds"].get(kind)
+        if d is not None and (line["right"] < d["right"] or line["wrong_outcome"] > d["wrong_outcome"]):
+            out.append(f"{kind} (right {line['right']}/{line['n']} vs {d['right']}/{d['n']}, wrong outcomes "
+                       f"{line['wrong_outcome']} vs {d['wrong_outcome']})")
+    return out
+
+
+def check(profile, folder: Path, out=sys.stdout, *, compare_default: bool = True) -> dict:
+    """Read every labelled frame of ``folder`` with ``profile`` (and with the default
+    settings); print both accuracy tables and the kinds the profile reads worse.
+
+    Returns the profile's table; with ``compare_default`` it also holds
+    ``default`` (the default settings' table) and ``worse`` (list of str).
+    """
     from vision.read_cli import read_path
     from vision.replay_accuracy import AccuracyCounter, format_table, format_verdicts
 
-    counter = AccuracyCounter()
+    counter, base = AccuracyCounter(), AccuracyCounter()
     for path, label in labelled_frames(folder):
         counter.add(read_path(str(path), profile), label)
+        if compare_default:
+            base.add(read_path(str(path), None), label)
     table = counter.table()
     print(f"check: {folder} with profile {profile.source}", file=out)
     print(format_verdicts(table), file=out)
     print(format_table(table), file=out)
+    if compare_default:
+        default = base.table()
+        print(f"check: {folder} with the default settings (no profile)", file=out)
+        print(format_verdicts(default), file=out)
+        print(format_table(default), file=out)
+        table = dict(table, default=default, worse=worse_kinds(table, default))
+        print("profile vs default: " + ("no kind worse" if not table["worse"]
+                                        else "worse on " + "; ".join(table["worse"])), file=out)
     return table
 
 
@@ -98,10 +125,11 @@ def run(args) -> int:
     except OSError as exc:
         print(f"{prog}: --out {args.out}: cannot write: {exc}", file=sys.stderr)
         return 2
-    r = res.profile.face_rule
+    r, o = res.profile.face_rule, res.profile.outline_rule
     print(f"profile written: {out_path} (red: a* over plate >= {r.red_min_delta_a:g}, white: <= "
           f"{r.white_max_delta_a:g}; token radius {res.profile.token_radius_frac[0]:g}-"
-          f"{res.profile.token_radius_frac[1]:g} of the plate radius; "
+          f"{res.profile.token_radius_frac[1]:g} of the plate radius; outline: z >= {o.min_z:g}, contrast >= "
+          f"{o.min_contrast_l:g} L, {o.min_sectors}/16 sectors, evenness >= {o.min_evenness:g}; "
           f"{'fixed camera' if res.profile.fixed_camera else 'any camera'})")
     if args.check is not None:
         table = check(res.profile, Path(args.check))
@@ -109,6 +137,9 @@ def run(args) -> int:
             print(f"{prog}: --check: {table['total']['wrong_outcome']} wrong outcome(s) with this profile",
                   file=sys.stderr)
             return 1
+        if table.get("worse"):
+            print(f"{prog}: --check: warning: the profile reads worse than the default settings on: "
+                  + "; ".join(table["worse"]), file=sys.stderr)
     return 0
 
 

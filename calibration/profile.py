@@ -2,7 +2,7 @@
 
 A profile is a versioned JSON file::
 
-    {"format": "xocdia-profile", "version": 1, "created_at": "2024-05-01T12:00:00Z",
+    {"format": "xocdia-profile", "version": 2, "created_at": "2024-05-01T12:00:00Z",
      "frames": [{"path": "cal/a.jpg", "sha256": "...", "role": "tokens"}, ...],
      "plate": {"cx", "cy", "a", "b", "angle_deg",           # mean rim ellipse, source px
                "homography": [[...], [...], [...]],         # source px -> canonical px
@@ -13,7 +13,12 @@ A profile is a versioned JSON file::
      "faces": {"red":   {"lab_mean", "lab_cov", "delta_mean", "n"},
                "white": {"lab_mean", "lab_cov", "delta_mean", "n"}},
      "thresholds": {"red_min_delta_a", "white_max_delta_a", "red_min_abs_a", "white_max_abs_a",
-                    "red_min_chroma", "margins": {name: float}}}
+                    "red_min_chroma", "margins": {name: float}},
+     "outline_rule": {"min_z", "min_contrast_l", "min_sectors", "min_evenness"}}   # version >= 2
+
+``outline_rule`` says when a dark outline alone counts as a pale face (see
+:class:`vision.tokens.OutlineRule`), learnt from the white faces of the
+calibration frames and the plate's own outline marks.
 
 Lab values are CIE L*a*b* units (see :mod:`vision.colour`); ``delta_mean`` is
 the face minus the plate right next to it.  :func:`load_profile` validates
@@ -33,11 +38,12 @@ from typing import Any
 from vision.errors import ProfileError
 from vision.faces import FaceRule
 from vision.reader import ReaderSettings
-from vision.tokens import DEFAULT_TOKEN_RADIUS_FRAC
+from vision.tokens import DEFAULT_OUTLINE_RULE, DEFAULT_TOKEN_RADIUS_FRAC, OUTLINE_SECTORS, OutlineRule
 from vision.types import Ellipse
 
 FORMAT = "xocdia-profile"
-VERSION = 1
+#: Version 2 added ``outline_rule``; version 1 files are still read (default outline rule).
+VERSION = 2
 
 #: The plate may move this much before the reader says the camera moved:
 #: centre, fraction of the semi-major axis ...
@@ -119,6 +125,7 @@ class Profile:
     red: FaceModel
     white: FaceModel
     face_rule: FaceRule
+    outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE
     margins: dict = field(default_factory=dict)
     version: int = VERSION
     source: str = field(default="<profile>", compare=False)
@@ -135,7 +142,8 @@ class Profile:
         proposed reader hook (a separate expected radius).
         """
         lo, hi = self.token_radius_frac
-        return ReaderSettings(token_radius_frac=(lo, max(hi, DEFAULT_TOKEN_RADIUS_FRAC[1])), face_rule=self.face_rule)
+        return ReaderSettings(token_radius_frac=(lo, max(hi, DEFAULT_TOKEN_RADIUS_FRAC[1])), face_rule=self.face_rule,
+                              outline_rule=self.outline_rule)
 
     def check_plate(self, ellipse: Ellipse) -> str | None:
         """A reason naming the profile when the plate is not where the profile expects it, else None."""
@@ -169,6 +177,10 @@ class Profile:
                       for name, m in (("red", self.red), ("white", self.white))},
             "thresholds": {**{k: float(getattr(r, k)) for k in THRESHOLD_FIELDS},
                            "margins": {k: float(v) for k, v in self.margins.items()}},
+            "outline_rule": {"min_z": float(self.outline_rule.min_z),
+                             "min_contrast_l": float(self.outline_rule.min_contrast_l),
+                             "min_sectors": int(self.outline_rule.min_sectors),
+                             "min_evenness": float(self.outline_rule.min_evenness)},
         }
 
     def save(self, path: str | os.PathLike) -> None:
@@ -309,10 +321,24 @@ def profile_from_dict(data: Any, source: str = "<profile>") -> Profile:
     margins_raw = ck.field(th, "margins", "thresholds", "obj")
     margins = {str(k): ck.num(v, f"thresholds.margins.{k}") for k, v in margins_raw.items()}
 
+    outline_rule = DEFAULT_OUTLINE_RULE
+    if version >= 2 or "outline_rule" in data:
+        orl = ck.field(data, "outline_rule", "", "obj")
+        min_z = ck.field(orl, "min_z", "outline_rule", positive=True)
+        min_c = ck.field(orl, "min_contrast_l", "outline_rule", positive=True)
+        sectors = ck.get(orl, "min_sectors", "outline_rule")
+        if isinstance(sectors, bool) or not isinstance(sectors, int) or not 1 <= sectors <= OUTLINE_SECTORS:
+            raise ck.fail("outline_rule.min_sectors", f"expected an integer from 1 to {OUTLINE_SECTORS}, "
+                          f"got {sectors!r}")
+        evenness = ck.field(orl, "min_evenness", "outline_rule")
+        if not -1.0 <= evenness <= 1.0:
+            raise ck.fail("outline_rule.min_evenness", f"expected a number from -1 to 1, got {evenness!r}")
+        outline_rule = OutlineRule(min_z, min_c, sectors, evenness)
+
     return Profile(created_at=created_at, frames=tuple(frames), plate=ellipse, homography=homography,
                    fixed_camera=fixed, tolerance=tolerance, plate_colour=plate_colour,
                    token_radius_frac=(trf[0], trf[1]), red=models["red"], white=models["white"], face_rule=rule,
-                   margins=margins, version=version, source=source)
+                   outline_rule=outline_rule, margins=margins, version=version, source=source)
 
 
 def load_profile(path: str | os.PathLike) -> Profile:

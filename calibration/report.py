@@ -130,7 +130,15 @@ def write_report(res: CalibrationResult, outdir: str | Path, *, profile_path: st
             continue
         name = f"frame_{i:02d}.png"
         cv2.imwrite(str(outdir / name), draw_frame(m))
-        faces = ", ".join(f"a* {f.delta_a:+.0f} / chroma {f.chroma:.0f}" for f in m.faces) or "none"
+        faces = ", ".join(f"a* {f.delta_a:+.0f} / chroma {f.chroma:.0f}"
+                          + (f" / outline z {f.outline[0]:.0f}, {f.outline[1]}/16 sectors, {f.outline[2]:.1f} L"
+                             if f.outline else "") for f in m.faces) or "none"
+        if m.picked:
+            faces += f" ({len(m.picked)} pale face(s) found by ranking the outlines: four tokens were expected)"
+        if m.plate_peaks:
+            strongest = max(m.plate_peaks, key=lambda t: t[4])
+            faces += (f"; {len(m.plate_peaks)} outline mark(s) of the plate itself, the strongest z "
+                      f"{strongest[2]:.1f}, {strongest[4]:.1f} L")
         items.append(f'<figure><img src="{name}" alt="{html.escape(m.name)}"><figcaption>'
                      f'{html.escape(m.name)} ({m.role}) &middot; {html.escape(m.plate_reason or "")}'
                      f'<br>plate L* {m.plate_l:.0f}, glare {m.glare_frac:.1%}, faces: {html.escape(faces)}'
@@ -153,6 +161,11 @@ def write_report(res: CalibrationResult, outdir: str | Path, *, profile_path: st
             ("red_min_abs_a", r.red_min_abs_a), ("white_max_abs_a", r.white_max_abs_a),
             ("red_min_chroma", r.red_min_chroma)))
         rows += "".join(f"<tr><td>margin: {html.escape(k)}</td><td>{v:g}</td></tr>" for k, v in res.margins.items())
+    if res.outline_rule is not None:
+        o = res.outline_rule
+        rows += "".join(f"<tr><td>outline {k}</td><td>{v:g}</td></tr>" for k, v in (
+            ("min_z", o.min_z), ("min_contrast_l", o.min_contrast_l), ("min_sectors", o.min_sectors),
+            ("min_evenness", o.min_evenness)))
     if res.profile is not None:
         rows += f"<tr><td>token_radius_frac</td><td>{res.profile.token_radius_frac}</td></tr>"
     page = f"""<!doctype html>
@@ -168,7 +181,9 @@ white as clustered; grey band: undecided; vertical lines: the learnt thresholds;
 </figcaption></figure>
 <table>{rows}</table>
 <h2>Frames</h2>
-<p>Yellow: plate fit. Green: flat discs, cyan: faint discs, other colours: tokens that are not flat or single.</p>
+<p>Yellow: plate fit. Green: flat discs, blue: faint discs, cyan: pale faces found by their dark outline, other
+colours: tokens that are not flat or single.  The outline rule (when a dark outline alone is a pale face) is learnt
+from the white faces seen by their outline, and kept above the plate's own outline marks.</p>
 {''.join(items)}
 </body></html>
 """

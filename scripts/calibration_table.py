@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
-"""Calibrate on each studio's first three outcome frames, then read all its frames.
+"""Calibrate on three outcome frames of each studio, then read all its frames.
 
-    python scripts/calibration_table.py [DIR]      (default ../shared/studio-renders)
+    python scripts/calibration_table.py [DIR] [--pick first|second|last|spread]   (default ../shared/studio-renders, first)
 
-For every studio prefix ``s{k}_`` in DIR: calibrate on the first three frames
-(by name) whose label kind is ``outcome`` - always those, never chosen by
-looking at results - then read every frame of that studio with the default
-settings and with the profile, and print both per-kind accuracy tables
-(:mod:`vision.replay_accuracy`) and a summary line.
+For every studio prefix ``s{k}_`` in DIR: calibrate on three frames whose
+label kind is ``outcome``, chosen by a fixed rule on their names, never by
+looking at results - ``first``: the first three by name; ``second``: the
+fourth to sixth; ``last``: the last three; ``spread``: the first, middle and last - then read every frame of that
+studio with the default settings and with the profile, and print both
+per-kind accuracy tables (:mod:`vision.replay_accuracy`), the kinds where the
+profile is worse, and a summary line.
 
 The studio renders were taken with a different camera position for every
 frame (elevation 0-38 deg), so the profile is learnt with ``fixed_camera=False``
@@ -28,21 +30,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from calibration.calibrate import calibrate_files  # noqa: E402
 from vision.io import load_image  # noqa: E402
-from vision.reader import ReaderSettings, read_frame  # noqa: E402
+from calibration.cli import worse_kinds  # noqa: E402
+from vision.reader import read_frame  # noqa: E402
 from vision.replay_accuracy import AccuracyCounter, format_table  # noqa: E402
-
-
-class _FaceRuleOnly:
-    """The profile's face rule with the default token radius range (to separate the two effects)."""
-
-    def __init__(self, profile) -> None:
-        self.profile = profile
-
-    def reader_settings(self) -> ReaderSettings:
-        return ReaderSettings(face_rule=self.profile.face_rule)
-
-    def check_plate(self, ellipse):
-        return self.profile.check_plate(ellipse)
 
 
 def studio_frames(folder: Path) -> dict[str, list[tuple[Path, dict]]]:
@@ -55,12 +45,32 @@ def studio_frames(folder: Path) -> dict[str, list[tuple[Path, dict]]]:
     return out
 
 
+def pick(outcomes: list[str], rule: str) -> list[str]:
+    """Three calibration frames from the studio's outcome frames (sorted by name) by a fixed rule."""
+    if rule == "first":
+        return outcomes[:3]
+    if rule == "second":
+        return outcomes[3:6]
+    if rule == "last":
+        return outcomes[-3:]
+    if rule == "spread":
+        return [outcomes[0], outcomes[len(outcomes) // 2], outcomes[-1]] if len(outcomes) >= 3 else outcomes
+    raise ValueError(f"--pick: expected first, second, last or spread, got {rule!r}")
+
+
 def main() -> int:
-    folder = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parents[2] / "shared" / "studio-renders"
+    import argparse
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("folder", nargs="?",
+                    default=str(Path(__file__).resolve().parents[2] / "shared" / "studio-renders"))
+    ap.add_argument("--pick", default="first", choices=("first", "second", "last", "spread"))
+    args = ap.parse_args()
+    folder = Path(args.folder)
     any_wrong = False
     summary = []
     for studio, frames in studio_frames(folder).items():
-        cal = [str(p) for p, lab in frames if lab.get("kind") == "outcome"][:3]
+        cal = pick([str(p) for p, lab in frames if lab.get("kind") == "outcome"], args.pick)
         res = calibrate_files(cal, fixed_camera=False, source=f"{studio}.json")
         print(f"=== studio {studio}: calibrate on {', '.join(Path(c).name for c in cal)}")
         if res.profile is None:
@@ -68,19 +78,20 @@ def main() -> int:
             for p in res.problems:
                 print(f"    {p}")
         else:
-            r = res.profile.face_rule
+            r, o = res.profile.face_rule, res.profile.outline_rule
             print(f"  profile: token_radius_frac {res.profile.token_radius_frac}, red a*>= {r.red_min_delta_a} "
                   f"(abs {r.red_min_abs_a}, chroma {r.red_min_chroma}), white a*<= {r.white_max_delta_a} "
-                  f"(abs {r.white_max_abs_a})")
-        default, prof, rule_only = AccuracyCounter(), AccuracyCounter(), AccuracyCounter()
-        faces_only = None if res.profile is None else _FaceRuleOnly(res.profile)
+                  f"(abs {r.white_max_abs_a}); outline rule z>= {o.min_z}, contrast>= {o.min_contrast_l} L, "
+                  f"sectors>= {o.min_sectors}, evenness>= {o.min_evenness}")
+            for p in res.problems:
+                print(f"  note: {p}")
+        default, prof = AccuracyCounter(), AccuracyCounter()
         for path, label in frames:
             frame = load_image(path)
             row = read_frame(frame).to_dict()
             default.add(row, label)
             if res.profile is not None:
                 prof.add(read_frame(frame, res.profile).to_dict(), label)
-                rule_only.add(read_frame(frame, faces_only).to_dict(), label)
         t_def = default.table()
         print("  default:")
         print("    " + format_table(t_def).replace("\n", "\n    "))
@@ -90,12 +101,9 @@ def main() -> int:
             print("  profile:")
             print("    " + format_table(t_prof).replace("\n", "\n    "))
             any_wrong |= t_prof["total"]["wrong_outcome"] > 0
-            t_rule = rule_only.table()
-            print("  profile's face rule only (default token radius range):")
-            print("    " + format_table(t_rule).replace("\n", "\n    "))
-            any_wrong |= t_rule["total"]["wrong_outcome"] > 0
-            line += [t_prof["kinds"].get("outcome", {}), t_prof["total"], t_rule["kinds"].get("outcome", {}),
-                     t_rule["total"]]
+            worse = worse_kinds(t_prof, t_def)
+            print("  profile vs default: " + ("no kind worse" if not worse else "worse on " + "; ".join(worse)))
+            line += [t_prof["kinds"].get("outcome", {}), t_prof["total"], worse]
         summary.append(line)
     print("\n=== summary (outcome scenes right / n, all frames right / n, wrong outcomes)")
     for line in summary:
@@ -103,10 +111,9 @@ def main() -> int:
         text = (f"{studio}: default outcome {o_def.get('right', 0)}/{o_def.get('n', 0)}, all {t_def['right']}/"
                 f"{t_def['n']}, wrong {t_def['wrong_outcome']}")
         if len(line) > 3:
-            o_p, t_p, o_r, t_r = line[3:]
+            o_p, t_p, worse = line[3:]
             text += (f" | profile outcome {o_p.get('right', 0)}/{o_p.get('n', 0)}, all {t_p['right']}/{t_p['n']}, "
-                     f"wrong {t_p['wrong_outcome']} | face rule only outcome {o_r.get('right', 0)}/{o_r.get('n', 0)},"
-                     f" all {t_r['right']}/{t_r['n']}, wrong {t_r['wrong_outcome']}")
+                     f"wrong {t_p['wrong_outcome']}, {'no kind worse' if not worse else 'WORSE on ' + str(len(worse))}")
         else:
             text += " | profile: calibration refused"
         print(text)

@@ -77,7 +77,7 @@ def test_newer_version_refused(tmp_path):
     d = make_profile().to_dict()
     d["version"] = VERSION + 1
     p = write(tmp_path, d, "future.json")
-    with pytest.raises(ProfileError, match=r"future\.json: version: profile version 2 is newer"):
+    with pytest.raises(ProfileError, match=rf"future\.json: version: profile version {VERSION + 1} is newer"):
         load_profile(p)
 
 

@@ -822,7 +822,7 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
                    cands: list[Candidate], blob_centres: list[tuple[float, float]],
-                   rule: OutlineRule = DEFAULT_OUTLINE_RULE
+                   rule: OutlineRule = DEFAULT_OUTLINE_RULE, trace: list | None = None
                    ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Faint faces found by a closed dark outline near the token's radius,
     away from every blob and every candidate already kept.
@@ -866,6 +866,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         if any(math.hypot(x - tx, y - ty) < FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken):
             continue
         n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
+        if trace is not None:  # calibration: every outline peak examined, strongest first
+            trace.append({"x": float(x), "y": float(y), "radius": float(best_r[y, x]), "z": float(best_z[y, x]),
+                          "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
         if n_sectors < rule.min_sectors or contrast < rule.min_contrast_l or evenness < rule.min_evenness:
             # (a circle reaching the well's edge is not counted: the plate's
             # own edge, a pixel off the ring model, draws such an arc there)
@@ -961,7 +964,7 @@ def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candid
 
 
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
-                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE
+                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE, outline_trace: list | None = None
                 ) -> TokenSearch:
     """Find token candidates on the plate.
 
@@ -972,6 +975,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         Smallest and largest plausible face radius, fractions of the plate radius.
     outline_rule : OutlineRule
         When a dark outline alone counts as a pale face.
+    outline_trace : list or None
+        Calibration only: when a list, one dict per outline peak examined
+        (strongest first) is appended: x, y, radius, z, sectors, contrast_l,
+        evenness.  Does not change the result.
 
     Returns
     -------
@@ -1090,7 +1097,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
-    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule)
+    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
+                                           outline_trace)
     cands.extend(outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
