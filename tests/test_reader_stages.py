@@ -284,18 +284,20 @@ def test_rim_arc_is_recognised_and_a_token_is_not():
     arc = np.zeros((CANVAS_PX, CANVAS_PX), np.uint8)
     c = CANVAS_PX // 2
     cv2.ellipse(arc, (c, c), (118, 118), angle=0, startAngle=40, endAngle=120, color=1, thickness=3)
-    assert is_rim_arc(arc.astype(bool), rho)
+    assert is_rim_arc(arc.astype(bool), rho, 0.12)
     # a token near the rim, or an upright token's short bar there, is not an arc
     disc = np.zeros_like(arc)
     cv2.circle(disc, (c + 95, c), 15, color=1, thickness=-1)
-    assert not is_rim_arc(disc.astype(bool), rho)
+    assert not is_rim_arc(disc.astype(bool), rho, 0.12)
     bar = np.zeros_like(arc)
     cv2.ellipse(bar, (c, c), (115, 115), angle=0, startAngle=80, endAngle=100, color=1, thickness=4)
-    assert not is_rim_arc(bar.astype(bool), rho)
+    assert not is_rim_arc(bar.astype(bool), rho, 0.12)
     # an arc of the same length deeper in the well is not the rim's
     inner = np.zeros_like(arc)
     cv2.ellipse(inner, (c, c), (80, 80), angle=0, startAngle=40, endAngle=120, color=1, thickness=3)
-    assert not is_rim_arc(inner.astype(bool), rho)
-    assert not is_rim_arc(np.zeros_like(arc, dtype=bool), rho)
+    assert not is_rim_arc(inner.astype(bool), rho, 0.12)
+    assert not is_rim_arc(np.zeros_like(arc, dtype=bool), rho, 0.12)
     with pytest.raises(ValueError, match="region"):
-        is_rim_arc(np.zeros((5, 5), bool), rho)
+        is_rim_arc(np.zeros((5, 5), bool), rho, 0.12)
+    with pytest.raises(ValueError, match="token_radius_frac"):
+        is_rim_arc(arc.astype(bool), rho, 0.0)

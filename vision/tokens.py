@@ -48,9 +48,9 @@ RIM_ARC_MIN_RADIUS_FRAC = 0.8
 #: ... within a band this thin (fraction of the plate radius; a token's face
 #: is at least 0.14 across, so an arc this thin can hide none) ...
 RIM_ARC_MAX_THICKNESS_FRAC = 0.09
-#: ... and it follows the rim for at least this many degrees (longer than a
-#: token standing on edge there, about 20 deg).
-RIM_ARC_MIN_SPAN_DEG = 35.0
+#: ... and it follows the rim for at least this many token radii (a token
+#: standing on edge is a bar about two radii long).
+RIM_ARC_MIN_LENGTH_RADII = 3.0
 #: A disc-filter find this close to a clear face (token radii), in the same
 #: colour direction (cosine) and at most this share of its difference from
 #: the plate, is that face's halo or reflection (see ``_drop_echoes``).
@@ -332,7 +332,7 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
     return out
 
 
-def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray) -> bool:
+def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: float) -> bool:
     """True when a region is a thin arc along the plate's rim.
 
     Parameters
@@ -341,17 +341,22 @@ def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray) -> bool:
         The region's pixels in the canonical view.
     radius_frac : ndarray, float, (S, S)
         Each pixel's distance from the plate centre, fractions of the plate radius.
+    token_radius_frac : float
+        The frame's token radius, fraction of the plate radius (> 0).
 
     Returns
     -------
     bool
         The 5th percentile of the region's radii is at least
         ``RIM_ARC_MIN_RADIUS_FRAC``, the 5th-95th percentile band at most
-        ``RIM_ARC_MAX_THICKNESS_FRAC`` thick, and the region spans at least
-        ``RIM_ARC_MIN_SPAN_DEG`` around the centre.  False for an empty region.
+        ``RIM_ARC_MAX_THICKNESS_FRAC`` thick, and the arc it spans around the
+        centre is at least ``RIM_ARC_MIN_LENGTH_RADII`` token radii long.
+        False for an empty region.
     """
     if region.shape != radius_frac.shape:
         raise ValueError(f"region: expected shape {radius_frac.shape}, got {region.shape}")
+    if not token_radius_frac > 0:
+        raise ValueError(f"token_radius_frac: expected > 0, got {token_radius_frac}")
     rr, cc = np.nonzero(region)
     if rr.size < 3:
         return False
@@ -362,8 +367,8 @@ def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray) -> bool:
     c = radius_frac.shape[0] / 2.0 - 0.5
     theta = np.sort(np.arctan2(rr - c, cc - c))
     gaps = np.diff(np.concatenate([theta, theta[:1] + 2 * math.pi]))
-    span_deg = math.degrees(2 * math.pi - float(gaps.max()))
-    return span_deg >= RIM_ARC_MIN_SPAN_DEG
+    length_frac = (2 * math.pi - float(gaps.max())) * float(np.median(rho))
+    return length_frac >= RIM_ARC_MIN_LENGTH_RADII * token_radius_frac
 
 
 def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
@@ -1026,7 +1031,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     weak: list[_Blob] = []
     used: set[int] = set()
     for b in blobs:
-        if is_rim_arc(b.mask, view.radius_px / R):
+        if is_rim_arc(b.mask, view.radius_px / R, token_r / R):
             continue  # the rim's own glaze, highlight or shadow left by the fit
         n_before = len(cands)
         _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak)
