@@ -96,6 +96,11 @@ EDGE_SECTOR_SHARE = 0.35
 #: A faint disc's own region (see :func:`faint_extent`) may be at most this
 #: many face areas; larger is two faces, one partly on the other.
 FAINT_MAX_AREA = 1.4
+#: A region this round (minor / major) is one face even when it measures up
+#: to this many face areas (its halo or shadow included): two faces, one
+#: partly on the other, are never this round beyond 1.1 face areas.
+FAINT_ROUND_MIN_AXIS_RATIO = 0.92
+FAINT_ROUND_MAX_AREA = 1.6
 #: A faint face's region must be this round (minor / major); a flat face
 #: is a circle in the canonical view, a 12 deg tilt still gives 0.98.
 FAINT_MIN_AXIS_RATIO = 0.8
@@ -1085,7 +1090,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                     round_suspects.add((float(x), float(y)))
             continue
         area, ratio, pair, (gx, gy), theta = faint_extent(bare_residual, float(x), float(y), token_r)
-        if area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO:
+        if ((area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO)
+                or (area <= FAINT_ROUND_MAX_AREA * face_area and ratio >= FAINT_ROUND_MIN_AXIS_RATIO)):
             cands.append(Candidate(float(x), float(y), token_r, "faint", area, ratio, 1.0, contrast))
         elif pair >= TOUCHING_MIN_DIST_RADII * token_r and area <= PAIR_MAX_AREA * face_area:
             # two faint faces side by side, as far apart as touching faces are
