@@ -666,14 +666,53 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> 
 
 _CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
+#: Neighbourhood geometry of :func:`_peaks` by kernel size (see :func:`_peak_neighbourhood`).
+_PEAK_NEIGHBOURHOODS: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
+#: Candidates checked against their whole elliptical neighbourhood at once
+#: (bounds the (candidates, neighbours) array of :func:`_peaks`).
+_PEAK_CHECK_CHUNK = 256
+
+
+def _peak_neighbourhood(k: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The elliptical neighbourhood of :func:`_peaks` for a ``k`` x ``k`` kernel.
+
+    Parameters
+    ----------
+    k : int
+        Kernel size, pixels (odd, >= 3).
+
+    Returns
+    -------
+    square_half : int
+        Half-size, pixels, of the largest square centred in the
+        ``cv2.MORPH_ELLIPSE`` structuring element that lies wholly inside it
+        (0 when only the centre does).
+    dy, dx : ndarray, int64, (M,)
+        Offsets, pixels, of the element's non-zero cells from its centre
+        (row-major order; ``M`` cells).
+    """
+    got = _PEAK_NEIGHBOURHOODS.get(k)
+    if got is None:
+        element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        c = k // 2
+        square_half = 0
+        while square_half < c and element[c - square_half - 1:c + square_half + 2,
+                                          c - square_half - 1:c + square_half + 2].all():
+            square_half += 1
+        dy, dx = np.nonzero(element)
+        got = (square_half, (dy - c).astype(np.int64), (dx - c).astype(np.int64))
+        _PEAK_NEIGHBOURHOODS[k] = got
+    return got
+
 
 def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
     k = max(3, int(2 * round(min_dist_px / 2) + 1))
-    # A peak is the maximum of its elliptical neighbourhood; it is in
-    # particular the maximum of its 4-neighbourhood (inside every ellipse
-    # kernel), which is cheap.  The ellipse dilation then runs only on the
-    # bounding box of those candidates grown by the kernel's half-size, and is
-    # exact there (cv2.dilate's border is the same as before at the image edge).
+    # A peak is the maximum of its elliptical neighbourhood (the
+    # cv2.MORPH_ELLIPSE element of size k, clipped to the image).  It is in
+    # particular the maximum of its 4-neighbourhood and of the largest square
+    # inside the ellipse (both cheap, separable or tiny dilations); only the
+    # few candidates left are compared with every pixel of their own ellipse.
+    # Comparisons only, so the peaks are exactly those of a full dilation.
     cand = ((response >= cv2.dilate(response, _CROSS3)) & allowed & (response >= min_value))
     rows, cols = np.flatnonzero(cand.any(axis=1)), np.flatnonzero(cand.any(axis=0))
     if rows.size == 0:
@@ -682,9 +721,27 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     h, w = response.shape
     y0, y1 = max(0, int(rows[0]) - half), min(h, int(rows[-1]) + half + 1)
     x0, x1 = max(0, int(cols[0]) - half), min(w, int(cols[-1]) + half + 1)
-    dil = cv2.dilate(response[y0:y1, x0:x1], cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    sub = cand[y0:y1, x0:x1] & (response[y0:y1, x0:x1] >= dil)
+    box = response[y0:y1, x0:x1]
+    square_half, dy, dx = _peak_neighbourhood(k)
+    sub = cand[y0:y1, x0:x1]
+    if square_half > 0:
+        square = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * square_half + 1, 2 * square_half + 1))
+        sub = sub & (box >= cv2.dilate(box, square))
     ys, xs = np.nonzero(sub)
+    if ys.size:
+        # The box padded by the kernel's half-size with -inf (outside the
+        # image: never a neighbour), so every offset stays in the array.
+        padded = np.full((box.shape[0] + 2 * half, box.shape[1] + 2 * half), -np.inf,
+                         np.result_type(box.dtype, np.float32))
+        padded[half:-half, half:-half] = box
+        flat = padded.ravel()
+        offsets = dy * padded.shape[1] + dx
+        centres = (ys + half) * padded.shape[1] + (xs + half)
+        keep = np.empty(ys.size, bool)
+        for i in range(0, ys.size, _PEAK_CHECK_CHUNK):
+            c = centres[i:i + _PEAK_CHECK_CHUNK]
+            keep[i:i + _PEAK_CHECK_CHUNK] = ~(flat[c[:, None] + offsets[None, :]] > flat[c][:, None]).any(axis=1)
+        ys, xs = ys[keep], xs[keep]
     ys, xs = ys + y0, xs + x0
     order = np.argsort(-response[ys, xs])
     kept: list[tuple[int, int]] = []
