@@ -476,8 +476,11 @@ class _DiscFilter:
 
     def __init__(self, residual: np.ndarray, max_radius_px: float) -> None:
         self.shape = residual.shape[:2]
-        nz = np.any(residual != 0, axis=2)
-        rows, cols = np.flatnonzero(nz.any(axis=1)), np.flatnonzero(nz.any(axis=0))
+        # Rows and columns holding a non-zero value in any channel (``any``
+        # is ``!= 0``: -0.0 is zero, NaN is not), without an (S, S) mask.
+        h, w = self.shape
+        rows = np.flatnonzero(residual.reshape(h, -1).any(axis=1))
+        cols = np.flatnonzero(residual.any(axis=0).reshape(w, -1).any(axis=1))
         self.empty = rows.size == 0
         if self.empty:
             return
