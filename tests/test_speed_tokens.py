@@ -81,6 +81,77 @@ def ref_peaks(response, allowed, min_value, min_dist_px):
     return kept
 
 
+def ref_sector_support(residual, x, y, radius_px):
+    s = residual.shape[0]
+    half = int(math.ceil(T.DISC_SURROUND_FRAC[1] * radius_px + 1))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    dx, dy = cc - x, rr - y
+    rho = np.hypot(dx, dy)
+    sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+    face = rho < T.DISC_FACE_FRAC * radius_px
+    ring = (rho >= T.DISC_SURROUND_FRAC[0] * radius_px) & (rho < T.DISC_SURROUND_FRAC[1] * radius_px)
+    patch = residual[y0:y1, x0:x1]
+    if not face.any() or not ring.any():
+        return 0, 0.0
+    overall = patch[face].mean(axis=0) - patch[ring].mean(axis=0)
+    norm = float(np.linalg.norm(overall))
+    if norm <= 0:
+        return 0, 0.0
+    u = overall / norm
+    n = 0
+    for k in range(8):
+        f, g = face & (sector == k), ring & (sector == k)
+        if f.any() and g.any():
+            d = patch[f].mean(axis=0) - patch[g].mean(axis=0)
+            n += int(float(d @ u) >= T.EDGE_SECTOR_SHARE * norm)
+    return n, norm
+
+
+def ref_outline_masks(radius_px):
+    half = int(math.ceil(T.OUTLINE_SIDES_FRAC[1] * radius_px + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    rho = np.hypot(xx, yy)
+    ring = np.abs(rho - radius_px) < T.OUTLINE_HALF_WIDTH_PX
+    inner = (rho > T.OUTLINE_SIDES_FRAC[0] * radius_px) & (rho < radius_px - T.OUTLINE_GAP_PX)
+    outer = (rho > radius_px + T.OUTLINE_GAP_PX) & (rho < T.OUTLINE_SIDES_FRAC[1] * radius_px)
+    sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * T.OUTLINE_SECTORS).astype(np.int32) % T.OUTLINE_SECTORS
+    return ring, inner | outer, sector
+
+
+def ref_outline_response(lightness, radius_px):
+    ring, sides, _ = ref_outline_masks(radius_px)
+    kernel = sides.astype(np.float32) / max(int(sides.sum()), 1) - ring.astype(np.float32) / max(int(ring.sum()), 1)
+    return cv2.filter2D(lightness.astype(np.float32, copy=False), ddepth=-1, kernel=kernel,
+                        borderType=cv2.BORDER_CONSTANT)
+
+
+def ref_outline_support(lightness, x, y, radius_px):
+    ring, sides, sector = ref_outline_masks(radius_px)
+    half = ring.shape[0] // 2
+    s = lightness.shape[0]
+    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+        return 0, 0.0, 0.0
+    patch = lightness[y - half:y + half + 1, x - half:x + half + 1]
+    contrast = float(patch[sides].mean() - patch[ring].mean())
+    per_sector = []
+    for k in range(T.OUTLINE_SECTORS):
+        f, g = ring & (sector == k), sides & (sector == k)
+        if f.any() and g.any():
+            per_sector.append(float(patch[g].mean()) - float(patch[f].mean()))
+    if not per_sector:
+        return 0, contrast, 0.0
+    d = np.asarray(per_sector)
+    evenness = float(np.percentile(d, 25)) / contrast if contrast > 0 else 0.0
+    return int((d > 0).sum()), contrast, evenness
+
+
+def ref_nonzero_box(residual):
+    nz = np.any(residual != 0, axis=2)
+    return np.flatnonzero(nz.any(axis=1)), np.flatnonzero(nz.any(axis=0))
+
+
 # ---------------------------------------------------------------- tests
 
 def test_peaks_same_as_full_elliptical_dilation(views):
@@ -108,3 +179,61 @@ def test_peaks_same_on_plateaus_and_edges(seed):
     for dist in (2.0, 5.0, 13.0, 30.0):
         assert T._peaks(resp, allowed, 0.0, dist) == ref_peaks(resp, allowed, 0.0, dist)
     assert T._peaks(resp, np.zeros_like(allowed), 0.0, 5.0) == []
+
+
+def _token_radii(view):
+    """Radii as find_tokens uses them: the plate's range and a few between."""
+    R = view.plate_radius_px
+    lo, hi = T.DEFAULT_TOKEN_RADIUS_FRAC[0] * R, T.DEFAULT_TOKEN_RADIUS_FRAC[1] * R
+    return (lo, math.sqrt(lo * hi), 0.13 * R + 0.123, hi)
+
+
+def test_sector_support_same_bits(views):
+    n = 0
+    for view in views:
+        residual = _masked_residual(view)
+        allowed = view.radius_px < T.SUSPECT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+        for r in _token_radii(view):
+            resp = T.disc_response(residual, r)
+            centres = [(float(x), float(y)) for x, y in T._peaks(resp, allowed, 0.0, 1.5 * r)[:12]]
+            centres += [(3.0, 160.0), (316.0, 5.0), (150.5, 160.25)]  # clipped, between pixels
+            for x, y in centres:
+                got, want = T.sector_support(residual, x, y, r), ref_sector_support(residual, x, y, r)
+                assert got[0] == want[0] and got[1] == want[1]
+                n += got[0]
+    assert n > 0
+
+
+def test_outline_masks_response_and_support_same_bits(views):
+    n = 0
+    for view in views:
+        lightness = view.residual[..., 0].copy()
+        for r in _token_radii(view):
+            for a, b in zip(T._outline_masks(r), ref_outline_masks(r)):
+                assert a.dtype == b.dtype and np.array_equal(a, b)
+            resp = T.outline_response(lightness, r)
+            assert resp.dtype == np.float32 and np.array_equal(resp, ref_outline_response(lightness, r))
+            region = view.radius_px < T.FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+            centres = T._peaks(resp, region, -np.inf, 1.5 * r)[:12] + [(2, 100), (160, 160)]
+            for x, y in centres:
+                got, want = T.outline_support(lightness, x, y, r), ref_outline_support(lightness, x, y, r)
+                assert got == want
+                n += got[0]
+    assert n > 0
+
+
+def test_disc_filter_box_same_as_any_nonzero(views):
+    for view in views[:4]:
+        residual = _masked_residual(view)
+        for edit in (None, "negzero", "nan"):
+            r = residual.copy()
+            if edit == "negzero":
+                r[:40] = -0.0
+            elif edit == "nan":
+                r[:40] = 0.0
+                r[5, 300, 1] = np.nan
+            rows, cols = ref_nonzero_box(r)
+            f = T._DiscFilter(r, 20.0)
+            assert (f.r0, f.c0, f.r0 + f.ch - 1, f.c0 + f.cw - 1) == (rows[0], cols[0], rows[-1], cols[-1])
+    empty = T._DiscFilter(np.zeros((50, 50, 3), np.float32), 5.0)
+    assert empty.empty and not empty.response(5.0).any()

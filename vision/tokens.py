@@ -550,8 +550,83 @@ def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
     return _DiscFilter(residual, radius_px).response(radius_px)
 
 
+#: Window geometry of :func:`sector_support` by (radius, half-size), for a
+#: centre on a whole pixel (see :func:`_sector_window`).
+_SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]] = {}
+#: Sectors of :func:`sector_support`.
+_SUPPORT_SECTORS = 8
+
+
+def _sectors_sorted(member: np.ndarray, sector: np.ndarray, n_sectors: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices of a window's member pixels grouped by sector, row-major within each.
+
+    Parameters
+    ----------
+    member : ndarray, bool, (K, L)
+    sector : ndarray, int, (K, L)
+        Each pixel's sector, 0 .. ``n_sectors - 1``.
+    n_sectors : int
+
+    Returns
+    -------
+    order : ndarray, int64, (N,)
+        Flat indices (into the ``K * L`` window) of the ``N`` member pixels,
+        by sector and, within a sector, in row-major order: a sector's pixels
+        gathered by ``order[bounds[k]:bounds[k + 1]]`` are exactly (values and
+        order) those selected by the mask ``member & (sector == k)``.
+    bounds : ndarray, int64, (n_sectors + 1,)
+        Where each sector's run starts in ``order``.
+    """
+    idx = np.flatnonzero(member)
+    sec = sector.ravel()[idx]
+    order = idx[np.argsort(sec, kind="stable")]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(sec, minlength=n_sectors))]).astype(np.int64)
+    return order, bounds
+
+
+def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                           np.ndarray, np.ndarray]:
+    """The face disc and surround ring of :func:`sector_support` on a whole window.
+
+    The same arithmetic as :func:`sector_support` on a window that the canvas
+    does not clip, centred on a whole pixel (the offsets are then the same
+    whole numbers, in the same (2 half + 1)-square array).
+
+    Returns
+    -------
+    face_idx, ring_idx : ndarray, int64
+        Flat indices of the face disc's and the ring's pixels, row-major.
+    face_order, face_bounds, ring_order, ring_bounds : ndarray, int64
+        The same pixels by sector (:func:`_sectors_sorted`).
+    """
+    key = (float(radius_px), half)
+    got = _SECTOR_WINDOWS.get(key)
+    if got is None:
+        rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
+        dx, dy = cc - float(half), rr - float(half)
+        rho = np.hypot(dx, dy)
+        sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+        face = rho < DISC_FACE_FRAC * radius_px
+        ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
+        got = (np.flatnonzero(face), np.flatnonzero(ring), *_sectors_sorted(face, sector, _SUPPORT_SECTORS),
+               *_sectors_sorted(ring, sector, _SUPPORT_SECTORS))
+        if len(_SECTOR_WINDOWS) >= 64:
+            _SECTOR_WINDOWS.clear()
+        _SECTOR_WINDOWS[key] = got
+    return got
+
+
 def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
     """How many of eight sectors around (x, y) show the disc's contrast.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+    x, y : float
+        Centre, canonical pixels.
+    radius_px : float
+        Face radius, canonical pixels.
 
     Returns
     -------
@@ -561,6 +636,37 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     contrast : float
         Norm of the overall difference, Lab units.
     """
+    s = residual.shape[0]
+    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    if not (float(x).is_integer() and float(y).is_integer() and x1 - x0 == y1 - y0 == 2 * half + 1
+            and residual.dtype == np.float32 and residual.ndim == 3):
+        return _sector_support_direct(residual, x, y, radius_px)
+    face_idx, ring_idx, face_order, face_bounds, ring_order, ring_bounds = _sector_window(radius_px, half)
+    if face_idx.size == 0 or ring_idx.size == 0:
+        return 0, 0.0
+    patch = residual[y0:y1, x0:x1].reshape(-1, residual.shape[2])
+    overall = patch[face_idx].mean(axis=0) - patch[ring_idx].mean(axis=0)
+    norm = float(np.linalg.norm(overall))
+    if norm <= 0:
+        return 0, 0.0
+    u = overall / norm
+    # Each sector's pixels as one (n, 3) C-ordered array, the same values in
+    # the same order as the boolean-mask selection: the same means, bit for bit.
+    faces, rings = patch[face_order], patch[ring_order]
+    n = 0
+    for k in range(_SUPPORT_SECTORS):
+        fa, fb, ga, gb = face_bounds[k], face_bounds[k + 1], ring_bounds[k], ring_bounds[k + 1]
+        if fb > fa and gb > ga:
+            d = faces[fa:fb].mean(axis=0) - rings[ga:gb].mean(axis=0)
+            n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
+    return n, norm
+
+
+def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
+    """:func:`sector_support` with every mask built for this window (a window
+    the canvas clips, or a centre between pixels)."""
     s = residual.shape[0]
     half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
@@ -588,9 +694,51 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return n, norm
 
 
+#: :func:`_outline_masks` and the derived kernel and sector order, by radius
+#: (the three outline radii of a frame recur in every call for that frame).
+_OUTLINE_GEOMETRY: dict[float, tuple[np.ndarray, ...]] = {}
+
+
+def _outline_geometry(radius_px: float) -> tuple[np.ndarray, ...]:
+    """Everything :func:`outline_response` and :func:`outline_support` derive
+    from :func:`_outline_masks` for one radius, computed once (read-only arrays).
+
+    Returns
+    -------
+    ring, sides, sector : ndarray, (K, K); bool, bool, int32
+        As :func:`_outline_masks`.
+    kernel : ndarray, float32, (K, K)
+        Mean over the sides minus mean over the ring, as a correlation kernel.
+    ring_idx, sides_idx : ndarray, int64
+        Flat indices of the ring's and the sides' pixels, row-major.
+    ring_order, ring_bounds, sides_order, sides_bounds : ndarray, int64
+        The same pixels by sector (:func:`_sectors_sorted`).
+    """
+    key = float(radius_px)
+    got = _OUTLINE_GEOMETRY.get(key)
+    if got is None:
+        ring, sides, sector = _outline_masks_uncached(radius_px)
+        kernel = (sides.astype(np.float32) / max(int(sides.sum()), 1)
+                  - ring.astype(np.float32) / max(int(ring.sum()), 1))
+        got = (ring, sides, sector, kernel, np.flatnonzero(ring), np.flatnonzero(sides),
+               *_sectors_sorted(ring, sector, OUTLINE_SECTORS), *_sectors_sorted(sides, sector, OUTLINE_SECTORS))
+        for a in got:
+            a.setflags(write=False)
+        if len(_OUTLINE_GEOMETRY) >= 64:
+            _OUTLINE_GEOMETRY.clear()
+        _OUTLINE_GEOMETRY[key] = got
+    return got
+
+
 def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The outline ring, its two sides and each pixel's sector, on a square
-    window centred on the disc (all (K, K); bool, bool, int32)."""
+    window centred on the disc (all (K, K); bool, bool, int32; read-only,
+    shared by every call with the same radius)."""
+    return _outline_geometry(radius_px)[:3]
+
+
+def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_outline_masks`, computed."""
     half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))
     yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
     rho = np.hypot(xx, yy)
@@ -621,8 +769,7 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
         raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
     if radius_px <= 2:
         raise ValueError(f"radius_px: expected > 2, got {radius_px}")
-    ring, sides, _ = _outline_masks(radius_px)
-    kernel = sides.astype(np.float32) / max(int(sides.sum()), 1) - ring.astype(np.float32) / max(int(ring.sum()), 1)
+    kernel = _outline_geometry(radius_px)[3]
     return cv2.filter2D(lightness.astype(np.float32, copy=False), ddepth=-1, kernel=kernel,
                         borderType=cv2.BORDER_CONSTANT)
 
@@ -648,18 +795,22 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> 
         Lower quartile of the sectors' contrasts over ``contrast`` (0 when
         ``contrast`` is not positive).
     """
-    ring, sides, sector = _outline_masks(radius_px)
+    ring, _, _, _, ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = \
+        _outline_geometry(radius_px)
     half = ring.shape[0] // 2
     s = lightness.shape[0]
     if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
         return 0, 0.0, 0.0
-    patch = lightness[y - half:y + half + 1, x - half:x + half + 1]
-    contrast = float(patch[sides].mean() - patch[ring].mean())
+    patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
+    contrast = float(patch[sides_idx].mean() - patch[ring_idx].mean())
+    # Each sector's pixels as one contiguous 1-D array, the same values in the
+    # same order as the boolean-mask selection: the same means, bit for bit.
+    rings, sides = patch[ring_order], patch[sides_order]
     per_sector = []
     for k in range(OUTLINE_SECTORS):
-        f, g = ring & (sector == k), sides & (sector == k)
-        if f.any() and g.any():
-            per_sector.append(float(patch[g].mean()) - float(patch[f].mean()))
+        fa, fb, ga, gb = ring_bounds[k], ring_bounds[k + 1], sides_bounds[k], sides_bounds[k + 1]
+        if fb > fa and gb > ga:
+            per_sector.append(float(sides[ga:gb].mean()) - float(rings[fa:fb].mean()))
     if not per_sector:
         return 0, contrast, 0.0
     d = np.asarray(per_sector)
