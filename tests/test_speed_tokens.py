@@ -237,3 +237,21 @@ def test_disc_filter_box_same_as_any_nonzero(views):
             assert (f.r0, f.c0, f.r0 + f.ch - 1, f.c0 + f.cw - 1) == (rows[0], cols[0], rows[-1], cols[-1])
     empty = T._DiscFilter(np.zeros((50, 50, 3), np.float32), 5.0)
     assert empty.empty and not empty.response(5.0).any()
+
+
+def ref_blob_mask(view):
+    r_frac = view.radius_px / view.plate_radius_px
+    inside = r_frac < T.BLOB_SEARCH_RADIUS_FRAC
+    de = view.delta_e[inside]
+    noise = 1.4826 * float(np.median(np.abs(de - np.median(de))))
+    threshold = max(T.BLOB_MIN_DELTA_E, float(np.median(de)) + T.BLOB_NOISE_UNITS * noise)
+    mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    return mask, threshold
+
+
+def test_blob_mask_same(views):
+    for view in views:
+        mask, threshold = T._blob_mask(view)
+        want_mask, want_threshold = ref_blob_mask(view)
+        assert threshold == want_threshold and np.array_equal(mask, want_mask)

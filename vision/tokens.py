@@ -271,8 +271,9 @@ def _blob_mask(view: CanonicalView) -> tuple[np.ndarray, float]:
     r_frac = view.radius_px / view.plate_radius_px
     inside = r_frac < BLOB_SEARCH_RADIUS_FRAC
     de = view.delta_e[inside]
-    noise = 1.4826 * float(np.median(np.abs(de - np.median(de))))
-    threshold = max(BLOB_MIN_DELTA_E, float(np.median(de)) + BLOB_NOISE_UNITS * noise)
+    median = np.median(de)  # once, for both its uses
+    noise = 1.4826 * float(np.median(np.abs(de - median)))
+    threshold = max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
     mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return mask, threshold
@@ -694,47 +695,61 @@ def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: 
     return n, norm
 
 
-#: :func:`_outline_masks` and the derived kernel and sector order, by radius
-#: (the three outline radii of a frame recur in every call for that frame).
-_OUTLINE_GEOMETRY: dict[float, tuple[np.ndarray, ...]] = {}
+#: :func:`_outline_masks` by radius (the three outline radii of a frame recur
+#: in every call for that frame); the derived kernel and sector order by radius.
+_OUTLINE_MASKS: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_OUTLINE_KERNELS: dict[float, np.ndarray] = {}
+_OUTLINE_SECTOR_ORDERS: dict[float, tuple[np.ndarray, ...]] = {}
+#: Radii kept by each of these caches before it is emptied.
+_OUTLINE_CACHE_RADII = 64
 
 
-def _outline_geometry(radius_px: float) -> tuple[np.ndarray, ...]:
-    """Everything :func:`outline_response` and :func:`outline_support` derive
-    from :func:`_outline_masks` for one radius, computed once (read-only arrays).
+def _cached(cache: dict, key: float, make) -> object:
+    """``cache[key]``, made by ``make()`` (arrays set read-only) on a miss."""
+    got = cache.get(key)
+    if got is None:
+        got = make()
+        for a in (got if isinstance(got, tuple) else (got,)):
+            a.setflags(write=False)
+        if len(cache) >= _OUTLINE_CACHE_RADII:
+            cache.clear()
+        cache[key] = got
+    return got
+
+
+def _outline_kernel(radius_px: float) -> np.ndarray:
+    """Mean over the sides minus mean over the ring of :func:`_outline_masks`,
+    as a correlation kernel (float32, (K, K), read-only)."""
+    def make() -> np.ndarray:
+        ring, sides, _ = _outline_masks(radius_px)
+        return (sides.astype(np.float32) / max(int(sides.sum()), 1)
+                - ring.astype(np.float32) / max(int(ring.sum()), 1))
+    return _cached(_OUTLINE_KERNELS, float(radius_px), make)
+
+
+def _outline_sector_order(radius_px: float) -> tuple[np.ndarray, ...]:
+    """The pixels of :func:`_outline_masks`' ring and sides, for :func:`outline_support`.
 
     Returns
     -------
-    ring, sides, sector : ndarray, (K, K); bool, bool, int32
-        As :func:`_outline_masks`.
-    kernel : ndarray, float32, (K, K)
-        Mean over the sides minus mean over the ring, as a correlation kernel.
     ring_idx, sides_idx : ndarray, int64
-        Flat indices of the ring's and the sides' pixels, row-major.
+        Flat indices (into the (K, K) window) of the ring's and the sides'
+        pixels, row-major.
     ring_order, ring_bounds, sides_order, sides_bounds : ndarray, int64
         The same pixels by sector (:func:`_sectors_sorted`).
     """
-    key = float(radius_px)
-    got = _OUTLINE_GEOMETRY.get(key)
-    if got is None:
-        ring, sides, sector = _outline_masks_uncached(radius_px)
-        kernel = (sides.astype(np.float32) / max(int(sides.sum()), 1)
-                  - ring.astype(np.float32) / max(int(ring.sum()), 1))
-        got = (ring, sides, sector, kernel, np.flatnonzero(ring), np.flatnonzero(sides),
-               *_sectors_sorted(ring, sector, OUTLINE_SECTORS), *_sectors_sorted(sides, sector, OUTLINE_SECTORS))
-        for a in got:
-            a.setflags(write=False)
-        if len(_OUTLINE_GEOMETRY) >= 64:
-            _OUTLINE_GEOMETRY.clear()
-        _OUTLINE_GEOMETRY[key] = got
-    return got
+    def make() -> tuple[np.ndarray, ...]:
+        ring, sides, sector = _outline_masks(radius_px)
+        return (np.flatnonzero(ring), np.flatnonzero(sides), *_sectors_sorted(ring, sector, OUTLINE_SECTORS),
+                *_sectors_sorted(sides, sector, OUTLINE_SECTORS))
+    return _cached(_OUTLINE_SECTOR_ORDERS, float(radius_px), make)
 
 
 def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The outline ring, its two sides and each pixel's sector, on a square
     window centred on the disc (all (K, K); bool, bool, int32; read-only,
     shared by every call with the same radius)."""
-    return _outline_geometry(radius_px)[:3]
+    return _cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px))
 
 
 def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -769,7 +784,7 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
         raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
     if radius_px <= 2:
         raise ValueError(f"radius_px: expected > 2, got {radius_px}")
-    kernel = _outline_geometry(radius_px)[3]
+    kernel = _outline_kernel(radius_px)
     return cv2.filter2D(lightness.astype(np.float32, copy=False), ddepth=-1, kernel=kernel,
                         borderType=cv2.BORDER_CONSTANT)
 
@@ -795,12 +810,11 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> 
         Lower quartile of the sectors' contrasts over ``contrast`` (0 when
         ``contrast`` is not positive).
     """
-    ring, _, _, _, ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = \
-        _outline_geometry(radius_px)
-    half = ring.shape[0] // 2
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
     s = lightness.shape[0]
     if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
         return 0, 0.0, 0.0
+    ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
     patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
     contrast = float(patch[sides_idx].mean() - patch[ring_idx].mean())
     # Each sector's pixels as one contiguous 1-D array, the same values in the
