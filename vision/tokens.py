@@ -764,8 +764,57 @@ def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, n
     return ring, inner | outer, sector
 
 
+#: The spectrum of the last lightness :func:`outline_response` transformed,
+#: with a copy of that lightness: the outline search filters one image at
+#: three radii, so the forward transform is shared when the input is the same
+#: (compared value for value).
+_OUTLINE_SPECTRUM: dict[str, object] = {}
+#: Kernel spectra of :func:`outline_response` by (radius, DFT rows, DFT columns).
+_OUTLINE_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
+
+
+def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, int, np.ndarray] | None:
+    """The DFT of the non-zero box of ``lightness``, zero-padded for a ``k`` x ``k`` kernel.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S)
+    k : int
+        Kernel size, pixels (odd).
+
+    Returns
+    -------
+    (r0, c0, ch, cw, spectrum) or None
+        The box's top-left corner and size, pixels, and its spectrum
+        (``cv2.dft`` of the box in the top-left corner of a zero
+        (``getOptimalDFTSize(ch + k - 1)``, ``getOptimalDFTSize(cw + k - 1)``)
+        array, CCS-packed float32); None when every pixel is 0.
+    """
+    rows = np.flatnonzero(lightness.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(lightness.any(axis=0))
+    r0, c0 = int(rows[0]), int(cols[0])
+    ch, cw = int(rows[-1]) + 1 - r0, int(cols[-1]) + 1 - c0
+    mh, mw = cv2.getOptimalDFTSize(ch + k - 1), cv2.getOptimalDFTSize(cw + k - 1)
+    last = _OUTLINE_SPECTRUM.get("input")
+    if (last is not None and _OUTLINE_SPECTRUM["size"] == (mh, mw) and last.shape == lightness.shape
+            and np.array_equal(last, lightness)):
+        return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
+    pad = np.zeros((mh, mw), np.float32)
+    pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
+    spectrum = cv2.dft(pad, nonzeroRows=ch)
+    _OUTLINE_SPECTRUM.update(input=lightness.copy(), size=(mh, mw), spectrum=spectrum)
+    return r0, c0, ch, cw, spectrum
+
+
 def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     """How much darker a circle of ``radius_px`` is than both its sides, centred at every pixel.
+
+    The correlation is done by DFT on the bounding box of the non-zero pixels
+    (zero-padded, linear, not circular; the image's transform is shared by
+    calls on the same image).  Same result as ``cv2.filter2D`` with a zero
+    (``BORDER_CONSTANT``) border, up to float32 rounding.
 
     Parameters
     ----------
@@ -784,9 +833,34 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
         raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
     if radius_px <= 2:
         raise ValueError(f"radius_px: expected > 2, got {radius_px}")
+    lightness = lightness.astype(np.float32, copy=False)
     kernel = _outline_kernel(radius_px)
-    return cv2.filter2D(lightness.astype(np.float32, copy=False), ddepth=-1, kernel=kernel,
-                        borderType=cv2.BORDER_CONSTANT)
+    k = kernel.shape[0]
+    half = k // 2
+    out = np.zeros(lightness.shape, np.float32)
+    got = _lightness_spectrum(lightness, k)
+    if got is None:
+        return out
+    r0, c0, ch, cw, spectrum = got
+    mh, mw = spectrum.shape
+    key = (float(radius_px), mh, mw)
+    kspec = _OUTLINE_KERNEL_SPECTRA.get(key)
+    if kspec is None:
+        kpad = np.zeros((mh, mw), np.float32)
+        kpad[:k, :k] = kernel
+        kspec = cv2.dft(kpad, nonzeroRows=k)
+        if len(_OUTLINE_KERNEL_SPECTRA) >= _OUTLINE_CACHE_RADII:
+            _OUTLINE_KERNEL_SPECTRA.clear()
+        _OUTLINE_KERNEL_SPECTRA[key] = kspec
+    # The kernel is symmetric (a function of the distance from its centre),
+    # so correlation = convolution; full[i, j] is the response at canvas
+    # (r0 + i - half, c0 + j - half).
+    full = cv2.idft(cv2.mulSpectrums(spectrum, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+    h, w = lightness.shape
+    y0, x0 = max(0, r0 - half), max(0, c0 - half)
+    y1, x1 = min(h, r0 + ch + half), min(w, c0 + cw + half)
+    out[y0:y1, x0:x1] = full[y0 - r0 + half:y1 - r0 + half, x0 - c0 + half:x1 - c0 + half]
+    return out
 
 
 def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> tuple[int, float, float]:
