@@ -279,3 +279,53 @@ def test_outline_response_shared_spectrum_is_pure(views):
         assert np.array_equal(T.outline_response(lightness, r), fresh(lightness, r))
     empty = np.zeros((64, 64), np.float32)
     assert not T.outline_response(empty, 5.0).any()
+
+
+class RefDiscFilter:
+    """tokens._DiscFilter before round 3 (with the old non-zero box)."""
+
+    def __init__(self, residual, max_radius_px):
+        self.shape = residual.shape[:2]
+        rows, cols = ref_nonzero_box(residual)
+        self.r0, self.c0 = int(rows[0]), int(cols[0])
+        crop = residual[self.r0:int(rows[-1]) + 1, self.c0:int(cols[-1]) + 1]
+        self.ch, self.cw = crop.shape[:2]
+        k_max = 2 * int(math.ceil(T.DISC_SURROUND_FRAC[1] * max_radius_px + 1)) + 1
+        self.mh = cv2.getOptimalDFTSize(self.ch + k_max - 1)
+        self.mw = cv2.getOptimalDFTSize(self.cw + k_max - 1)
+        self.spectra = []
+        for c in range(residual.shape[2]):
+            pad = np.zeros((self.mh, self.mw), np.float32)
+            pad[:self.ch, :self.cw] = crop[..., c]
+            self.spectra.append(cv2.dft(pad, nonzeroRows=self.ch))
+
+    def response(self, radius_px):
+        out = np.zeros(self.shape, np.float32)
+        kernel = T._disc_kernel(radius_px)
+        k = kernel.shape[0]
+        half = k // 2
+        kpad = np.zeros((self.mh, self.mw), np.float32)
+        kpad[:k, :k] = kernel
+        kspec = cv2.dft(kpad, nonzeroRows=k)
+        acc = None
+        for spec in self.spectra:
+            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+            acc = full * full if acc is None else acc + full * full
+        h, w = self.shape
+        y0, x0 = max(0, self.r0 - half), max(0, self.c0 - half)
+        y1 = min(h, self.r0 + self.ch - 1 + half + 1)
+        x1 = min(w, self.c0 + self.cw - 1 + half + 1)
+        out[y0:y1, x0:x1] = np.sqrt(acc[y0 - self.r0 + half:y1 - self.r0 + half,
+                                        x0 - self.c0 + half:x1 - self.c0 + half])
+        return out
+
+
+def test_disc_filter_same_bits(views):
+    for view in views:
+        residual = _masked_residual(view)
+        radii = _token_radii(view)
+        new, ref = T._DiscFilter(residual, max(radii)), RefDiscFilter(residual, max(radii))
+        for r in radii + radii:
+            assert np.array_equal(new.response(r), ref.response(r))
+        r = radii[2]
+        assert np.array_equal(T.disc_response(residual, r), RefDiscFilter(residual, r).response(r))

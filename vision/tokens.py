@@ -501,32 +501,39 @@ class _DiscFilter:
         out = np.zeros(self.shape, np.float32)
         if self.empty:
             return out
-        kernel = _disc_kernel(radius_px)
-        k = kernel.shape[0]
-        half = k // 2
+        half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))  # as _disc_kernel
+        k = 2 * half + 1
         if self.ch + k - 1 > self.mh or self.cw + k - 1 > self.mw:
             raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
         key = (float(radius_px), self.mh, self.mw)
         kspec = _KERNEL_SPECTRA.get(key)
         if kspec is None:
+            kernel = _disc_kernel(radius_px)
             kpad = np.zeros((self.mh, self.mw), np.float32)
             kpad[:k, :k] = kernel
             kspec = cv2.dft(kpad, nonzeroRows=k)
             if len(_KERNEL_SPECTRA) >= 64:
                 _KERNEL_SPECTRA.clear()
             _KERNEL_SPECTRA[key] = kspec
-        acc = None
-        for spec in self.spectra:
-            # the kernel is symmetric, so correlation = convolution
-            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
-            acc = full * full if acc is None else acc + full * full
-        # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half)
+        # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half);
+        # only that part of each channel's result is squared and summed (the
+        # same float32 operations, in the same order, as on the whole array).
         h, w = self.shape
         y0, x0 = max(0, self.r0 - half), max(0, self.c0 - half)
         y1 = min(h, self.r0 + self.ch - 1 + half + 1)
         x1 = min(w, self.c0 + self.cw - 1 + half + 1)
-        out[y0:y1, x0:x1] = np.sqrt(acc[y0 - self.r0 + half:y1 - self.r0 + half,
-                                        x0 - self.c0 + half:x1 - self.c0 + half])
+        rows = slice(y0 - self.r0 + half, y1 - self.r0 + half)
+        cols = slice(x0 - self.c0 + half, x1 - self.c0 + half)
+        acc = sq = None
+        for spec in self.spectra:
+            # the kernel is symmetric, so correlation = convolution
+            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[rows, cols]
+            if acc is None:
+                acc = np.multiply(full, full)
+                sq = np.empty_like(acc)
+            else:
+                acc += np.multiply(full, full, out=sq)
+        np.sqrt(acc, out=out[y0:y1, x0:x1])
         return out
 
 
