@@ -962,12 +962,23 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     # inside the ellipse (both cheap, separable or tiny dilations); only the
     # few candidates left are compared with every pixel of their own ellipse.
     # Comparisons only, so the peaks are exactly those of a full dilation.
-    cand = ((response >= cv2.dilate(response, _CROSS3)) & allowed & (response >= min_value))
+    # The 4-neighbour test runs on the box of ``allowed`` grown by one pixel
+    # (clipped): every allowed pixel has its neighbours there, as on the
+    # whole image.
+    h, w = response.shape
+    a_rows, a_cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
+    if a_rows.size == 0:
+        return []
+    ay0, ay1 = max(0, int(a_rows[0]) - 1), min(h, int(a_rows[-1]) + 2)
+    ax0, ax1 = max(0, int(a_cols[0]) - 1), min(w, int(a_cols[-1]) + 2)
+    grown = response[ay0:ay1, ax0:ax1]
+    cand = np.zeros(response.shape, bool)
+    cand[ay0:ay1, ax0:ax1] = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1]
+                              & (grown >= min_value))
     rows, cols = np.flatnonzero(cand.any(axis=1)), np.flatnonzero(cand.any(axis=0))
     if rows.size == 0:
         return []
     half = k // 2
-    h, w = response.shape
     y0, y1 = max(0, int(rows[0]) - half), min(h, int(rows[-1]) + half + 1)
     x0, x1 = max(0, int(cols[0]) - half), min(w, int(cols[-1]) + half + 1)
     box = response[y0:y1, x0:x1]
