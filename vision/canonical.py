@@ -119,6 +119,7 @@ class _CanvasGeometry:
     n_pool: int
     box: tuple[slice, slice]  # rows, columns: the bounding box of ``inside``
     ring_keys: np.ndarray   # int32 (box, 3): colour.ring_code_keys of ``inside``'s rings on ``box``
+    inside_box: np.ndarray  # uint8 (box): ``inside`` on ``box``, 0 or 1 (an OpenCV mask)
 
 
 _GEOMETRY_CACHE: dict[int, _CanvasGeometry] = {}
@@ -144,8 +145,9 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
                               centre=radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX,
                               ring_flat=ring.ravel().astype(np.intp), n_bins=n_bins,
                               n_pool=int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX)),
-                              box=box, ring_keys=ring_code_keys(np.where(inside, ring, -1)[box], n_bins))
-        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys):
+                              box=box, ring_keys=ring_code_keys(np.where(inside, ring, -1)[box], n_bins),
+                              inside_box=inside[box].astype(np.uint8))
+        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys, geo.inside_box):
             arr.setflags(write=False)
         _GEOMETRY_CACHE[canvas_px] = geo
     return geo
@@ -261,9 +263,11 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     # the central disc into one median, where a token stays a minority.
     profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
     background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
-    # Both are 0 outside ``inside``: computed on its bounding box only.
+    # Both are 0 outside ``inside``: computed on its bounding box only.  The
+    # masked float32 subtraction by OpenCV (the same IEEE differences as
+    # ``np.subtract(..., where=inside)``, the rest left at 0.0).
     residual = np.zeros_like(lab)
-    np.subtract(lab[geo.box], background[geo.box], out=residual[geo.box], where=geo.inside3[geo.box])
+    cv2.subtract(lab[geo.box], background[geo.box], dst=residual[geo.box], mask=geo.inside_box)
     r0, r1, r2 = residual[geo.box + (0,)], residual[geo.box + (1,)], residual[geo.box + (2,)]
     delta_e = np.zeros(lab.shape[:2], np.float32)
     delta_e[geo.box] = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
