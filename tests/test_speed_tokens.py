@@ -329,3 +329,13 @@ def test_disc_filter_same_bits(views):
             assert np.array_equal(new.response(r), ref.response(r))
         r = radii[2]
         assert np.array_equal(T.disc_response(residual, r), RefDiscFilter(residual, r).response(r))
+
+
+def test_peaks_one_by_one_beyond_pair_limit(views, monkeypatch):
+    view = views[0]
+    residual = _masked_residual(view)
+    allowed = view.radius_px < T.FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+    resp = T.disc_response(residual, 12.0)
+    want = ref_peaks(resp, allowed, 0.0, 6.0)
+    monkeypatch.setattr(T, "_PEAK_PAIRS_MAX", 0)
+    assert T._peaks(resp, allowed, 0.0, 6.0) == want and len(want) > 4

@@ -917,6 +917,9 @@ _CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 #: Neighbourhood geometry of :func:`_peaks` by kernel size (see :func:`_peak_neighbourhood`).
 _PEAK_NEIGHBOURHOODS: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
+#: Peaks up to which :func:`_peaks` tests the distance of every pair at once
+#: (a (P, P) array); beyond, one by one.
+_PEAK_PAIRS_MAX = 2048
 #: Candidates checked against their whole elliptical neighbourhood at once
 #: (bounds the (candidates, neighbours) array of :func:`_peaks`).
 _PEAK_CHECK_CHUNK = 256
@@ -1004,12 +1007,22 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
         ys, xs = ys[keep], xs[keep]
     ys, xs = ys + y0, xs + x0
     order = np.argsort(-response[ys, xs])
-    kept: list[tuple[int, int]] = []
-    for i in order:
-        x, y = int(xs[i]), int(ys[i])
-        if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
-            kept.append((x, y))
-    return kept
+    if order.size > _PEAK_PAIRS_MAX:
+        kept: list[tuple[int, int]] = []
+        for i in order:
+            x, y = int(xs[i]), int(ys[i])
+            if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
+                kept.append((x, y))
+        return kept
+    # Strongest first, each kept unless closer than min_dist_px to one kept
+    # before it: the same test on every pair at once (whole squared distances,
+    # exact in int64 and float64).
+    xo, yo = xs[order].astype(np.int64), ys[order].astype(np.int64)
+    near = (xo[:, None] - xo[None, :]) ** 2 + (yo[:, None] - yo[None, :]) ** 2 < min_dist_px ** 2
+    keep = np.zeros(order.size, bool)
+    for i in range(order.size):
+        keep[i] = not (near[i, :i] & keep[:i]).any()
+    return [(int(x), int(y)) for x, y in zip(xo[keep], yo[keep])]
 
 
 def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
