@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .colour import bgr_to_lab, radial_median_profile
+from .colour import lab_from_codes, radial_median_profile_codes, ring_code_keys
 from .plate import plate_to_canonical, rectify
 from .types import Ellipse
 
@@ -117,6 +117,9 @@ class _CanvasGeometry:
     ring_flat: np.ndarray   # intp (S * S,): ring index of every pixel
     n_bins: int
     n_pool: int
+    box: tuple[slice, slice]  # rows, columns: the bounding box of ``inside``
+    ring_keys: np.ndarray   # int32 (box, 3): colour.ring_code_keys of ``inside``'s rings on ``box``
+    inside_box: np.ndarray  # uint8 (box): ``inside`` on ``box``, 0 or 1 (an OpenCV mask)
 
 
 _GEOMETRY_CACHE: dict[int, _CanvasGeometry] = {}
@@ -136,11 +139,15 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
         n_bins = int(np.ceil(model_r / RING_BIN_PX))
         inside = radius < model_r
         ring = np.minimum((radius / RING_BIN_PX).astype(np.int32), n_bins - 1)
+        rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
+        box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
         geo = _CanvasGeometry(radius=radius, inside=inside, inside3=inside[..., None],
                               centre=radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX,
                               ring_flat=ring.ravel().astype(np.intp), n_bins=n_bins,
-                              n_pool=int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX)))
-        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat):
+                              n_pool=int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX)),
+                              box=box, ring_keys=ring_code_keys(np.where(inside, ring, -1)[box], n_bins),
+                              inside_box=inside[box].astype(np.uint8))
+        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys, geo.inside_box):
             arr.setflags(write=False)
         _GEOMETRY_CACHE[canvas_px] = geo
     return geo
@@ -246,17 +253,23 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     else:
         bgr = rectify(frame, to_canon, CANVAS_PX)
     bgr = cv2.GaussianBlur(bgr, ksize=(0, 0), sigmaX=CANON_BLUR_SIGMA_PX)
-    lab = bgr_to_lab(bgr)
+    lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
+    lab = lab_from_codes(lab8)  # = colour.bgr_to_lab(bgr)
     geo = _canvas_geometry(CANVAS_PX)
     radius = geo.radius
-    profile = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins)
+    # = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins), from the codes
+    profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
     # The innermost rings are small enough for one token to fill them: pool
     # the central disc into one median, where a token stays a minority.
     profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
     background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
+    # Both are 0 outside ``inside``: computed on its bounding box only.  The
+    # masked float32 subtraction by OpenCV (the same IEEE differences as
+    # ``np.subtract(..., where=inside)``, the rest left at 0.0).
     residual = np.zeros_like(lab)
-    np.subtract(lab, background, out=residual, where=geo.inside3)
-    r0, r1, r2 = residual[..., 0], residual[..., 1], residual[..., 2]
-    delta_e = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    cv2.subtract(lab[geo.box], background[geo.box], dst=residual[geo.box], mask=geo.inside_box)
+    r0, r1, r2 = residual[geo.box + (0,)], residual[geo.box + (1,)], residual[geo.box + (2,)]
+    delta_e = np.zeros(lab.shape[:2], np.float32)
+    delta_e[geo.box] = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
     return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
                          radius_px=radius, to_canonical=to_canon, plate_radius_px=float(PLATE_RADIUS_PX))

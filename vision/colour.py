@@ -23,7 +23,14 @@ def bgr_to_lab(bgr: np.ndarray) -> np.ndarray:
     """BGR uint8 (H, W, 3) -> CIE Lab float32 (H, W, 3) in Lab units."""
     if bgr.dtype != np.uint8 or bgr.ndim != 3 or bgr.shape[2] != 3:
         raise ValueError(f"bgr: expected uint8 (H, W, 3), got {bgr.dtype} {bgr.shape}")
-    return cv2.LUT(cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), _LAB_TABLE)
+    return lab_from_codes(cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab))
+
+
+def lab_from_codes(lab8: np.ndarray) -> np.ndarray:
+    """OpenCV's 8-bit Lab codes uint8 (H, W, 3) -> CIE Lab float32 (H, W, 3) in Lab units."""
+    if lab8.dtype != np.uint8 or lab8.ndim != 3 or lab8.shape[2] != 3:
+        raise ValueError(f"lab8: expected uint8 (H, W, 3), got {lab8.dtype} {lab8.shape}")
+    return cv2.LUT(lab8, _LAB_TABLE)
 
 
 def radial_median_profile(lab: np.ndarray, radius_px: np.ndarray, mask: np.ndarray, bin_px: float,
@@ -63,6 +70,89 @@ def radial_median_profile(lab: np.ndarray, radius_px: np.ndarray, mask: np.ndarr
         idx = np.argmax(cum >= (total[:, None] + 1) // 2, axis=1)
         prof = lo + idx.astype(np.float32) / 2.0
         empty = total == 0
+        for i in np.flatnonzero(empty):
+            prof[i] = prof[i - 1] if i > 0 else lo
+        out[:, c] = prof
+    return out
+
+
+#: 8-bit Lab codes per channel.
+_LAB_CODES = 256
+
+
+def ring_code_keys(ring: np.ndarray, n_bins: int) -> np.ndarray:
+    """Histogram keys of :func:`radial_median_profile_codes` for every pixel and channel.
+
+    Parameters
+    ----------
+    ring : ndarray, int, (H, W)
+        Ring index of each pixel, 0 .. ``n_bins - 1``; -1 for a pixel that
+        does not take part.
+    n_bins : int
+        Number of rings.
+
+    Returns
+    -------
+    ndarray, int32, (H, W, 3)
+        ``(ring * 3 + channel) * 256``: adding a pixel's 8-bit code gives its
+        (ring, channel, code) bin; ``n_bins * 3 * 256`` (past the last bin)
+        for a pixel that does not take part.
+    """
+    if ring.ndim != 2 or n_bins < 1 or ring.max(initial=-1) >= n_bins or ring.min(initial=0) < -1:
+        raise ValueError(f"ring: expected (H, W) indices in -1 .. {n_bins - 1}")
+    keys = (ring.astype(np.int32)[..., None] * 3 + np.arange(3, dtype=np.int32)) * _LAB_CODES
+    keys[ring < 0] = n_bins * 3 * _LAB_CODES
+    return keys
+
+
+def radial_median_profile_codes(lab8: np.ndarray, keys: np.ndarray, n_bins: int) -> np.ndarray:
+    """:func:`radial_median_profile` of ``bgr_to_lab``'s output, from its 8-bit Lab codes.
+
+    The same result, bit for bit, as ``radial_median_profile(cv2.LUT(lab8,
+    _LAB_TABLE), radius_px, mask, bin_px, n_bins)`` when ``keys`` gives each
+    pixel of ``mask`` its ring ``min(int(radius_px / bin_px), n_bins - 1)``:
+    each channel's Lab value is a strictly increasing function of its code, so
+    the histogram median is found on a histogram of codes (one
+    ``np.bincount`` for the three channels, 256 bins per ring and channel) and
+    its 0.5-unit level is that of the median code, computed with the same
+    float32 arithmetic as for a pixel.
+
+    Parameters
+    ----------
+    lab8 : ndarray, uint8, (H, W, 3)
+        ``cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)``.
+    keys : ndarray, int32, (H, W, 3)
+        :func:`ring_code_keys` of the pixels' rings.
+    n_bins : int
+        Number of rings.
+
+    Returns
+    -------
+    ndarray, float32, (n_bins, 3)
+        Per-ring medians (quantised to 0.5 Lab units); empty rings copy their
+        inner neighbour.
+    """
+    if lab8.dtype != np.uint8 or lab8.ndim != 3 or lab8.shape[2] != 3:
+        raise ValueError(f"lab8: expected uint8 (H, W, 3), got {lab8.dtype} {lab8.shape}")
+    if keys.shape != lab8.shape:
+        raise ValueError(f"keys: expected shape {lab8.shape}, got {keys.shape}")
+    n_keys = n_bins * 3 * _LAB_CODES
+    hist = np.bincount((keys + lab8).ravel(), minlength=n_keys + _LAB_CODES)[:n_keys]
+    hist = hist.reshape(n_bins, 3, _LAB_CODES)
+    cum = np.cumsum(hist, axis=2)
+    total = cum[:, :, -1]
+    # Median code per ring and channel: the first whose count reaches half.
+    med_code = np.argmax(cum >= (total[:, :, None] + 1) // 2, axis=2)
+    # Each channel's lowest code taking part (its Lab value is the minimum).
+    present = hist.sum(axis=0) > 0  # (3, 256)
+    out = np.zeros((n_bins, 3), dtype=np.float32)
+    for c in range(3):
+        table = _LAB_TABLE[0, :, c]
+        lo = float(table[int(np.argmax(present[c]))]) if present[c].any() else 0.0
+        # The 0.5-unit level of every code, as radial_median_profile computes it per pixel.
+        level = np.clip(((table - lo) * 2.0).astype(np.int32), 0, _MEDIAN_LEVELS - 1)
+        prof = lo + level[med_code[:, c]].astype(np.float32) / 2.0
+        empty = total[:, c] == 0
         for i in np.flatnonzero(empty):
             prof[i] = prof[i - 1] if i > 0 else lo
         out[:, c] = prof

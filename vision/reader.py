@@ -147,16 +147,19 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float,
     s = plate.work_scale
     mask = outside_plate_mask(plate) if outside is None else outside
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    if not cv2.hasNonZero(mask):
+        return []  # no component (the usual bare cloth): no labelling pass
     n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
     expected = token_area_src_px * s * s
+    # The size and squareness tests on every component at once (the same
+    # comparisons, component by component), then the few that pass in order.
+    area = stats[1:, cv2.CC_STAT_AREA]
+    bw, bh = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    sized = (OFFPLATE_AREA_RANGE[0] * expected <= area) & (area <= OFFPLATE_AREA_RANGE[1] * expected)
+    square = ~(np.minimum(bw, bh) < 0.35 * np.maximum(bw, bh))
     out = []
-    for i in range(1, n):
+    for i in np.flatnonzero(sized & square) + 1:
         area = stats[i, cv2.CC_STAT_AREA]
-        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
-        if not (OFFPLATE_AREA_RANGE[0] * expected <= area <= OFFPLATE_AREA_RANGE[1] * expected):
-            continue
-        if min(bw, bh) < 0.35 * max(bw, bh):
-            continue
         out.append((float(cents[i][0] / s), float(cents[i][1] / s), float(math.sqrt(area / math.pi) / s)))
     return out
 
@@ -182,16 +185,19 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float,
     """
     s = plate.work_scale
     outside = outside_plate_mask(plate) if outside is None else outside
+    if not cv2.hasNonZero(outside):
+        return []  # no component (the usual bare cloth): no labelling pass
     band = plate_ellipse_mask(plate, 1.0 + INTRUSION_BAND_FRAC) & (1 - plate_ellipse_mask(
         plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC))
     n, labels, stats, cents = cv2.connectedComponentsWithStats(outside, connectivity=8)
     token_area = token_area_src_px * s * s
     token_diam = 2.0 * math.sqrt(token_area / math.pi)
+    # The components with a pixel in the band, from the band's labels (one
+    # pass, instead of one whole-frame comparison per component).
+    touching = np.zeros(n, bool)
+    touching[labels[band > 0]] = True
     out = []
-    for i in range(1, n):
-        comp = labels == i
-        if not (comp & (band > 0)).any():
-            continue
+    for i in np.flatnonzero(touching[1:]) + 1:
         length = float(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]))
         if (stats[i, cv2.CC_STAT_AREA] > OFFPLATE_AREA_RANGE[1] * token_area
                 or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam):

@@ -282,8 +282,9 @@ def _blob_mask(view: CanonicalView) -> tuple[np.ndarray, float]:
     r_frac = view.radius_px / view.plate_radius_px
     inside = r_frac < BLOB_SEARCH_RADIUS_FRAC
     de = view.delta_e[inside]
-    noise = 1.4826 * float(np.median(np.abs(de - np.median(de))))
-    threshold = max(BLOB_MIN_DELTA_E, float(np.median(de)) + BLOB_NOISE_UNITS * noise)
+    median = np.median(de)  # once, for both its uses
+    noise = 1.4826 * float(np.median(np.abs(de - median)))
+    threshold = max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
     mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return mask, threshold
@@ -492,8 +493,11 @@ class _DiscFilter:
 
     def __init__(self, residual: np.ndarray, max_radius_px: float) -> None:
         self.shape = residual.shape[:2]
-        nz = np.any(residual != 0, axis=2)
-        rows, cols = np.flatnonzero(nz.any(axis=1)), np.flatnonzero(nz.any(axis=0))
+        # Rows and columns holding a non-zero value in any channel (``any``
+        # is ``!= 0``: -0.0 is zero, NaN is not), without an (S, S) mask.
+        h, w = self.shape
+        rows = np.flatnonzero(residual.reshape(h, -1).any(axis=1))
+        cols = np.flatnonzero(residual.any(axis=0).reshape(w, -1).any(axis=1))
         self.empty = rows.size == 0
         if self.empty:
             return
@@ -513,32 +517,39 @@ class _DiscFilter:
         out = np.zeros(self.shape, np.float32)
         if self.empty:
             return out
-        kernel = _disc_kernel(radius_px)
-        k = kernel.shape[0]
-        half = k // 2
+        half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))  # as _disc_kernel
+        k = 2 * half + 1
         if self.ch + k - 1 > self.mh or self.cw + k - 1 > self.mw:
             raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
         key = (float(radius_px), self.mh, self.mw)
         kspec = _KERNEL_SPECTRA.get(key)
         if kspec is None:
+            kernel = _disc_kernel(radius_px)
             kpad = np.zeros((self.mh, self.mw), np.float32)
             kpad[:k, :k] = kernel
             kspec = cv2.dft(kpad, nonzeroRows=k)
             if len(_KERNEL_SPECTRA) >= 64:
                 _KERNEL_SPECTRA.clear()
             _KERNEL_SPECTRA[key] = kspec
-        acc = None
-        for spec in self.spectra:
-            # the kernel is symmetric, so correlation = convolution
-            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
-            acc = full * full if acc is None else acc + full * full
-        # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half)
+        # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half);
+        # only that part of each channel's result is squared and summed (the
+        # same float32 operations, in the same order, as on the whole array).
         h, w = self.shape
         y0, x0 = max(0, self.r0 - half), max(0, self.c0 - half)
         y1 = min(h, self.r0 + self.ch - 1 + half + 1)
         x1 = min(w, self.c0 + self.cw - 1 + half + 1)
-        out[y0:y1, x0:x1] = np.sqrt(acc[y0 - self.r0 + half:y1 - self.r0 + half,
-                                        x0 - self.c0 + half:x1 - self.c0 + half])
+        rows = slice(y0 - self.r0 + half, y1 - self.r0 + half)
+        cols = slice(x0 - self.c0 + half, x1 - self.c0 + half)
+        acc = sq = None
+        for spec in self.spectra:
+            # the kernel is symmetric, so correlation = convolution
+            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[rows, cols]
+            if acc is None:
+                acc = np.multiply(full, full)
+                sq = np.empty_like(acc)
+            else:
+                acc += np.multiply(full, full, out=sq)
+        np.sqrt(acc, out=out[y0:y1, x0:x1])
         return out
 
 
@@ -563,8 +574,83 @@ def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
     return _DiscFilter(residual, radius_px).response(radius_px)
 
 
+#: Window geometry of :func:`sector_support` by (radius, half-size), for a
+#: centre on a whole pixel (see :func:`_sector_window`).
+_SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                              np.ndarray]] = {}
+#: Sectors of :func:`sector_support`.
+_SUPPORT_SECTORS = 8
+
+
+def _sectors_sorted(member: np.ndarray, sector: np.ndarray, n_sectors: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices of a window's member pixels grouped by sector, row-major within each.
+
+    Parameters
+    ----------
+    member : ndarray, bool, (K, L)
+    sector : ndarray, int, (K, L)
+        Each pixel's sector, 0 .. ``n_sectors - 1``.
+    n_sectors : int
+
+    Returns
+    -------
+    order : ndarray, int64, (N,)
+        Flat indices (into the ``K * L`` window) of the ``N`` member pixels,
+        by sector and, within a sector, in row-major order: a sector's pixels
+        gathered by ``order[bounds[k]:bounds[k + 1]]`` are exactly (values and
+        order) those selected by the mask ``member & (sector == k)``.
+    bounds : ndarray, int64, (n_sectors + 1,)
+        Where each sector's run starts in ``order``.
+    """
+    idx = np.flatnonzero(member)
+    sec = sector.ravel()[idx]
+    order = idx[np.argsort(sec, kind="stable")]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(sec, minlength=n_sectors))]).astype(np.int64)
+    return order, bounds
+
+
+def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                                           np.ndarray, np.ndarray]:
+    """The face disc and surround ring of :func:`sector_support` on a whole window.
+
+    The same arithmetic as :func:`sector_support` on a window that the canvas
+    does not clip, centred on a whole pixel (the offsets are then the same
+    whole numbers, in the same (2 half + 1)-square array).
+
+    Returns
+    -------
+    face_idx, ring_idx : ndarray, int64
+        Flat indices of the face disc's and the ring's pixels, row-major.
+    face_order, face_bounds, ring_order, ring_bounds : ndarray, int64
+        The same pixels by sector (:func:`_sectors_sorted`).
+    """
+    key = (float(radius_px), half)
+    got = _SECTOR_WINDOWS.get(key)
+    if got is None:
+        rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
+        dx, dy = cc - float(half), rr - float(half)
+        rho = np.hypot(dx, dy)
+        sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+        face = rho < DISC_FACE_FRAC * radius_px
+        ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
+        got = (np.flatnonzero(face), np.flatnonzero(ring), *_sectors_sorted(face, sector, _SUPPORT_SECTORS),
+               *_sectors_sorted(ring, sector, _SUPPORT_SECTORS))
+        if len(_SECTOR_WINDOWS) >= 64:
+            _SECTOR_WINDOWS.clear()
+        _SECTOR_WINDOWS[key] = got
+    return got
+
+
 def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
     """How many of eight sectors around (x, y) show the disc's contrast.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+    x, y : float
+        Centre, canonical pixels.
+    radius_px : float
+        Face radius, canonical pixels.
 
     Returns
     -------
@@ -574,6 +660,37 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     contrast : float
         Norm of the overall difference, Lab units.
     """
+    s = residual.shape[0]
+    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    if not (float(x).is_integer() and float(y).is_integer() and x1 - x0 == y1 - y0 == 2 * half + 1
+            and residual.dtype == np.float32 and residual.ndim == 3):
+        return _sector_support_direct(residual, x, y, radius_px)
+    face_idx, ring_idx, face_order, face_bounds, ring_order, ring_bounds = _sector_window(radius_px, half)
+    if face_idx.size == 0 or ring_idx.size == 0:
+        return 0, 0.0
+    patch = residual[y0:y1, x0:x1].reshape(-1, residual.shape[2])
+    overall = patch[face_idx].mean(axis=0) - patch[ring_idx].mean(axis=0)
+    norm = float(np.linalg.norm(overall))
+    if norm <= 0:
+        return 0, 0.0
+    u = overall / norm
+    # Each sector's pixels as one (n, 3) C-ordered array, the same values in
+    # the same order as the boolean-mask selection: the same means, bit for bit.
+    faces, rings = patch[face_order], patch[ring_order]
+    n = 0
+    for k in range(_SUPPORT_SECTORS):
+        fa, fb, ga, gb = face_bounds[k], face_bounds[k + 1], ring_bounds[k], ring_bounds[k + 1]
+        if fb > fa and gb > ga:
+            d = faces[fa:fb].mean(axis=0) - rings[ga:gb].mean(axis=0)
+            n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
+    return n, norm
+
+
+def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
+    """:func:`sector_support` with every mask built for this window (a window
+    the canvas clips, or a centre between pixels)."""
     s = residual.shape[0]
     half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
@@ -601,9 +718,65 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return n, norm
 
 
+#: :func:`_outline_masks` by radius (the three outline radii of a frame recur
+#: in every call for that frame); the derived kernel and sector order by radius.
+_OUTLINE_MASKS: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_OUTLINE_KERNELS: dict[float, np.ndarray] = {}
+_OUTLINE_SECTOR_ORDERS: dict[float, tuple[np.ndarray, ...]] = {}
+#: Radii kept by each of these caches before it is emptied.
+_OUTLINE_CACHE_RADII = 64
+
+
+def _cached(cache: dict, key: float, make) -> object:
+    """``cache[key]``, made by ``make()`` (arrays set read-only) on a miss."""
+    got = cache.get(key)
+    if got is None:
+        got = make()
+        for a in (got if isinstance(got, tuple) else (got,)):
+            a.setflags(write=False)
+        if len(cache) >= _OUTLINE_CACHE_RADII:
+            cache.clear()
+        cache[key] = got
+    return got
+
+
+def _outline_kernel(radius_px: float) -> np.ndarray:
+    """Mean over the sides minus mean over the ring of :func:`_outline_masks`,
+    as a correlation kernel (float32, (K, K), read-only)."""
+    def make() -> np.ndarray:
+        ring, sides, _ = _outline_masks(radius_px)
+        return (sides.astype(np.float32) / max(int(sides.sum()), 1)
+                - ring.astype(np.float32) / max(int(ring.sum()), 1))
+    return _cached(_OUTLINE_KERNELS, float(radius_px), make)
+
+
+def _outline_sector_order(radius_px: float) -> tuple[np.ndarray, ...]:
+    """The pixels of :func:`_outline_masks`' ring and sides, for :func:`outline_support`.
+
+    Returns
+    -------
+    ring_idx, sides_idx : ndarray, int64
+        Flat indices (into the (K, K) window) of the ring's and the sides'
+        pixels, row-major.
+    ring_order, ring_bounds, sides_order, sides_bounds : ndarray, int64
+        The same pixels by sector (:func:`_sectors_sorted`).
+    """
+    def make() -> tuple[np.ndarray, ...]:
+        ring, sides, sector = _outline_masks(radius_px)
+        return (np.flatnonzero(ring), np.flatnonzero(sides), *_sectors_sorted(ring, sector, OUTLINE_SECTORS),
+                *_sectors_sorted(sides, sector, OUTLINE_SECTORS))
+    return _cached(_OUTLINE_SECTOR_ORDERS, float(radius_px), make)
+
+
 def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The outline ring, its two sides and each pixel's sector, on a square
-    window centred on the disc (all (K, K); bool, bool, int32)."""
+    window centred on the disc (all (K, K); bool, bool, int32; read-only,
+    shared by every call with the same radius)."""
+    return _cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px))
+
+
+def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_outline_masks`, computed."""
     half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))
     yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
     rho = np.hypot(xx, yy)
@@ -614,8 +787,57 @@ def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return ring, inner | outer, sector
 
 
+#: The spectrum of the last lightness :func:`outline_response` transformed,
+#: with a copy of that lightness: the outline search filters one image at
+#: three radii, so the forward transform is shared when the input is the same
+#: (compared value for value).
+_OUTLINE_SPECTRUM: dict[str, object] = {}
+#: Kernel spectra of :func:`outline_response` by (radius, DFT rows, DFT columns).
+_OUTLINE_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
+
+
+def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, int, np.ndarray] | None:
+    """The DFT of the non-zero box of ``lightness``, zero-padded for a ``k`` x ``k`` kernel.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S)
+    k : int
+        Kernel size, pixels (odd).
+
+    Returns
+    -------
+    (r0, c0, ch, cw, spectrum) or None
+        The box's top-left corner and size, pixels, and its spectrum
+        (``cv2.dft`` of the box in the top-left corner of a zero
+        (``getOptimalDFTSize(ch + k - 1)``, ``getOptimalDFTSize(cw + k - 1)``)
+        array, CCS-packed float32); None when every pixel is 0.
+    """
+    rows = np.flatnonzero(lightness.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(lightness.any(axis=0))
+    r0, c0 = int(rows[0]), int(cols[0])
+    ch, cw = int(rows[-1]) + 1 - r0, int(cols[-1]) + 1 - c0
+    mh, mw = cv2.getOptimalDFTSize(ch + k - 1), cv2.getOptimalDFTSize(cw + k - 1)
+    last = _OUTLINE_SPECTRUM.get("input")
+    if (last is not None and _OUTLINE_SPECTRUM["size"] == (mh, mw) and last.shape == lightness.shape
+            and np.array_equal(last, lightness)):
+        return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
+    pad = np.zeros((mh, mw), np.float32)
+    pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
+    spectrum = cv2.dft(pad, nonzeroRows=ch)
+    _OUTLINE_SPECTRUM.update(input=lightness.copy(), size=(mh, mw), spectrum=spectrum)
+    return r0, c0, ch, cw, spectrum
+
+
 def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     """How much darker a circle of ``radius_px`` is than both its sides, centred at every pixel.
+
+    The correlation is done by DFT on the bounding box of the non-zero pixels
+    (zero-padded, linear, not circular; the image's transform is shared by
+    calls on the same image).  Same result as ``cv2.filter2D`` with a zero
+    (``BORDER_CONSTANT``) border, up to float32 rounding.
 
     Parameters
     ----------
@@ -634,10 +856,34 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
         raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
     if radius_px <= 2:
         raise ValueError(f"radius_px: expected > 2, got {radius_px}")
-    ring, sides, _ = _outline_masks(radius_px)
-    kernel = sides.astype(np.float32) / max(int(sides.sum()), 1) - ring.astype(np.float32) / max(int(ring.sum()), 1)
-    return cv2.filter2D(lightness.astype(np.float32, copy=False), ddepth=-1, kernel=kernel,
-                        borderType=cv2.BORDER_CONSTANT)
+    lightness = lightness.astype(np.float32, copy=False)
+    kernel = _outline_kernel(radius_px)
+    k = kernel.shape[0]
+    half = k // 2
+    out = np.zeros(lightness.shape, np.float32)
+    got = _lightness_spectrum(lightness, k)
+    if got is None:
+        return out
+    r0, c0, ch, cw, spectrum = got
+    mh, mw = spectrum.shape
+    key = (float(radius_px), mh, mw)
+    kspec = _OUTLINE_KERNEL_SPECTRA.get(key)
+    if kspec is None:
+        kpad = np.zeros((mh, mw), np.float32)
+        kpad[:k, :k] = kernel
+        kspec = cv2.dft(kpad, nonzeroRows=k)
+        if len(_OUTLINE_KERNEL_SPECTRA) >= _OUTLINE_CACHE_RADII:
+            _OUTLINE_KERNEL_SPECTRA.clear()
+        _OUTLINE_KERNEL_SPECTRA[key] = kspec
+    # The kernel is symmetric (a function of the distance from its centre),
+    # so correlation = convolution; full[i, j] is the response at canvas
+    # (r0 + i - half, c0 + j - half).
+    full = cv2.idft(cv2.mulSpectrums(spectrum, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+    h, w = lightness.shape
+    y0, x0 = max(0, r0 - half), max(0, c0 - half)
+    y1, x1 = min(h, r0 + ch + half), min(w, c0 + cw + half)
+    out[y0:y1, x0:x1] = full[y0 - r0 + half:y1 - r0 + half, x0 - c0 + half:x1 - c0 + half]
+    return out
 
 
 def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> tuple[int, float, float]:
@@ -661,18 +907,21 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> 
         Lower quartile of the sectors' contrasts over ``contrast`` (0 when
         ``contrast`` is not positive).
     """
-    ring, sides, sector = _outline_masks(radius_px)
-    half = ring.shape[0] // 2
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
     s = lightness.shape[0]
     if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
         return 0, 0.0, 0.0
-    patch = lightness[y - half:y + half + 1, x - half:x + half + 1]
-    contrast = float(patch[sides].mean() - patch[ring].mean())
+    ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
+    patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
+    contrast = float(patch[sides_idx].mean() - patch[ring_idx].mean())
+    # Each sector's pixels as one contiguous 1-D array, the same values in the
+    # same order as the boolean-mask selection: the same means, bit for bit.
+    rings, sides = patch[ring_order], patch[sides_order]
     per_sector = []
     for k in range(OUTLINE_SECTORS):
-        f, g = ring & (sector == k), sides & (sector == k)
-        if f.any() and g.any():
-            per_sector.append(float(patch[g].mean()) - float(patch[f].mean()))
+        fa, fb, ga, gb = ring_bounds[k], ring_bounds[k + 1], sides_bounds[k], sides_bounds[k + 1]
+        if fb > fa and gb > ga:
+            per_sector.append(float(sides[ga:gb].mean()) - float(rings[fa:fb].mean()))
     if not per_sector:
         return 0, contrast, 0.0
     d = np.asarray(per_sector)
@@ -682,33 +931,114 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> 
 
 _CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
+#: Neighbourhood geometry of :func:`_peaks` by kernel size (see :func:`_peak_neighbourhood`).
+_PEAK_NEIGHBOURHOODS: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
+#: Peaks up to which :func:`_peaks` tests the distance of every pair at once
+#: (a (P, P) array); beyond, one by one.
+_PEAK_PAIRS_MAX = 2048
+#: Candidates checked against their whole elliptical neighbourhood at once
+#: (bounds the (candidates, neighbours) array of :func:`_peaks`).
+_PEAK_CHECK_CHUNK = 256
+
+
+def _peak_neighbourhood(k: int) -> tuple[int, np.ndarray, np.ndarray]:
+    """The elliptical neighbourhood of :func:`_peaks` for a ``k`` x ``k`` kernel.
+
+    Parameters
+    ----------
+    k : int
+        Kernel size, pixels (odd, >= 3).
+
+    Returns
+    -------
+    square_half : int
+        Half-size, pixels, of the largest square centred in the
+        ``cv2.MORPH_ELLIPSE`` structuring element that lies wholly inside it
+        (0 when only the centre does).
+    dy, dx : ndarray, int64, (M,)
+        Offsets, pixels, of the element's non-zero cells from its centre
+        (row-major order; ``M`` cells).
+    """
+    got = _PEAK_NEIGHBOURHOODS.get(k)
+    if got is None:
+        element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        c = k // 2
+        square_half = 0
+        while square_half < c and element[c - square_half - 1:c + square_half + 2,
+                                          c - square_half - 1:c + square_half + 2].all():
+            square_half += 1
+        dy, dx = np.nonzero(element)
+        got = (square_half, (dy - c).astype(np.int64), (dx - c).astype(np.int64))
+        _PEAK_NEIGHBOURHOODS[k] = got
+    return got
+
 
 def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
     k = max(3, int(2 * round(min_dist_px / 2) + 1))
-    # A peak is the maximum of its elliptical neighbourhood; it is in
-    # particular the maximum of its 4-neighbourhood (inside every ellipse
-    # kernel), which is cheap.  The ellipse dilation then runs only on the
-    # bounding box of those candidates grown by the kernel's half-size, and is
-    # exact there (cv2.dilate's border is the same as before at the image edge).
-    cand = ((response >= cv2.dilate(response, _CROSS3)) & allowed & (response >= min_value))
+    # A peak is the maximum of its elliptical neighbourhood (the
+    # cv2.MORPH_ELLIPSE element of size k, clipped to the image).  It is in
+    # particular the maximum of its 4-neighbourhood and of the largest square
+    # inside the ellipse (both cheap, separable or tiny dilations); only the
+    # few candidates left are compared with every pixel of their own ellipse.
+    # Comparisons only, so the peaks are exactly those of a full dilation.
+    # The 4-neighbour test runs on the box of ``allowed`` grown by one pixel
+    # (clipped): every allowed pixel has its neighbours there, as on the
+    # whole image.
+    h, w = response.shape
+    a_rows, a_cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
+    if a_rows.size == 0:
+        return []
+    ay0, ay1 = max(0, int(a_rows[0]) - 1), min(h, int(a_rows[-1]) + 2)
+    ax0, ax1 = max(0, int(a_cols[0]) - 1), min(w, int(a_cols[-1]) + 2)
+    grown = response[ay0:ay1, ax0:ax1]
+    cand = np.zeros(response.shape, bool)
+    cand[ay0:ay1, ax0:ax1] = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1]
+                              & (grown >= min_value))
     rows, cols = np.flatnonzero(cand.any(axis=1)), np.flatnonzero(cand.any(axis=0))
     if rows.size == 0:
         return []
     half = k // 2
-    h, w = response.shape
     y0, y1 = max(0, int(rows[0]) - half), min(h, int(rows[-1]) + half + 1)
     x0, x1 = max(0, int(cols[0]) - half), min(w, int(cols[-1]) + half + 1)
-    dil = cv2.dilate(response[y0:y1, x0:x1], cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-    sub = cand[y0:y1, x0:x1] & (response[y0:y1, x0:x1] >= dil)
+    box = response[y0:y1, x0:x1]
+    square_half, dy, dx = _peak_neighbourhood(k)
+    sub = cand[y0:y1, x0:x1]
+    if square_half > 0:
+        square = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * square_half + 1, 2 * square_half + 1))
+        sub = sub & (box >= cv2.dilate(box, square))
     ys, xs = np.nonzero(sub)
+    if ys.size:
+        # The box padded by the kernel's half-size with -inf (outside the
+        # image: never a neighbour), so every offset stays in the array.
+        padded = np.full((box.shape[0] + 2 * half, box.shape[1] + 2 * half), -np.inf,
+                         np.result_type(box.dtype, np.float32))
+        padded[half:-half, half:-half] = box
+        flat = padded.ravel()
+        offsets = dy * padded.shape[1] + dx
+        centres = (ys + half) * padded.shape[1] + (xs + half)
+        keep = np.empty(ys.size, bool)
+        for i in range(0, ys.size, _PEAK_CHECK_CHUNK):
+            c = centres[i:i + _PEAK_CHECK_CHUNK]
+            keep[i:i + _PEAK_CHECK_CHUNK] = ~(flat[c[:, None] + offsets[None, :]] > flat[c][:, None]).any(axis=1)
+        ys, xs = ys[keep], xs[keep]
     ys, xs = ys + y0, xs + x0
     order = np.argsort(-response[ys, xs])
-    kept: list[tuple[int, int]] = []
-    for i in order:
-        x, y = int(xs[i]), int(ys[i])
-        if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
-            kept.append((x, y))
-    return kept
+    if order.size > _PEAK_PAIRS_MAX:
+        kept: list[tuple[int, int]] = []
+        for i in order:
+            x, y = int(xs[i]), int(ys[i])
+            if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
+                kept.append((x, y))
+        return kept
+    # Strongest first, each kept unless closer than min_dist_px to one kept
+    # before it: the same test on every pair at once (whole squared distances,
+    # exact in int64 and float64).
+    xo, yo = xs[order].astype(np.int64), ys[order].astype(np.int64)
+    near = (xo[:, None] - xo[None, :]) ** 2 + (yo[:, None] - yo[None, :]) ** 2 < min_dist_px ** 2
+    keep = np.zeros(order.size, bool)
+    for i in range(order.size):
+        keep[i] = not (near[i, :i] & keep[:i]).any()
+    return [(int(x), int(y)) for x, y in zip(xo[keep], yo[keep])]
 
 
 def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float

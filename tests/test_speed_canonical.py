@@ -1,0 +1,70 @@
+"""The canonical view's background model from 8-bit Lab codes gives the same bits.
+
+Reference: the model as computed before the speed work (round 3): Lab by
+``colour.bgr_to_lab``, the ring medians by ``colour.radial_median_profile``,
+the residual and its norm over the whole canvas.  No timing here.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import canonical as C
+from vision.colour import (_LAB_TABLE, bgr_to_lab, radial_median_profile, radial_median_profile_codes,
+                           ring_code_keys)
+from vision.io import load_image
+from vision.plate import find_plate
+from vision.synth import render_scene
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def ref_model(bgr):
+    lab = bgr_to_lab(bgr)
+    geo = C._canvas_geometry(C.CANVAS_PX)
+    profile = radial_median_profile(lab, geo.radius, geo.inside, C.RING_BIN_PX, geo.n_bins)
+    profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
+    background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
+    residual = np.zeros_like(lab)
+    np.subtract(lab, background, out=residual, where=geo.inside3)
+    r0, r1, r2 = residual[..., 0], residual[..., 1], residual[..., 2]
+    return lab, background, residual, np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+
+
+def test_canonical_model_same_bits():
+    frames = [load_image(p) for p in sorted((REPO / "samples" / "studio").glob("*.jpg"))]
+    frames += [render_scene(9300 + i, kind, size=(1920, 1080)).image
+               for i, kind in enumerate(("outcome", "covered", "stick", "five_tokens"))]
+    n = 0
+    for f in frames:
+        plate = find_plate(f)
+        if not plate.found:
+            continue
+        view = C.make_canonical_view(f, plate.ellipse)
+        for got, want in zip((view.lab, view.background, view.residual, view.delta_e), ref_model(view.bgr)):
+            assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+        n += 1
+    assert n >= 8
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_profile_from_codes_same_bits_on_any_codes(seed):
+    """Random codes (every level, skewed channels, a ring left empty)."""
+    rng = np.random.default_rng(seed)
+    h, w, n_bins = 60, 70, 12
+    lab8 = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+    lab8[..., 1] = np.clip(rng.normal(128 + 40 * seed, 3, (h, w)), 0, 255).astype(np.uint8)
+    yy, xx = np.mgrid[0:h, 0:w]
+    radius = np.hypot(xx - 35.0, yy - 30.0).astype(np.float32)
+    mask = rng.random((h, w)) < 0.8
+    mask[(radius >= 8) & (radius < 12)] = False  # rings 2 (bin 4 px) empty
+    ring = np.minimum((radius / 4.0).astype(np.int32), n_bins - 1)
+    want = radial_median_profile(cv2.LUT(lab8, _LAB_TABLE), radius, mask, 4.0, n_bins)
+    got = radial_median_profile_codes(lab8, ring_code_keys(np.where(mask, ring, -1), n_bins), n_bins)
+    assert np.array_equal(got, want)
+    none = np.zeros((h, w), bool)
+    assert np.array_equal(radial_median_profile_codes(lab8, ring_code_keys(np.full((h, w), -1), n_bins), n_bins),
+                          radial_median_profile(cv2.LUT(lab8, _LAB_TABLE), radius, none, 4.0, n_bins))

@@ -1,0 +1,82 @@
+"""The decision stage's faster off-plate checks give the same results as the plain code.
+
+References: ``offplate_blobs`` and ``plate_intrusions`` before the speed work
+(round 3), verbatim.  No timing here.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import reader as R
+from vision.io import load_image
+from vision.plate import find_plate
+from vision.synth import render_scene
+
+REPO = Path(__file__).resolve().parent.parent
+#: Synthesized scenes with things off the plate or reaching onto it.
+SYNTH = tuple((9200 + i, kind) for i, kind in enumerate(("offplate", "stick", "outcome") * 3))
+
+
+def ref_offplate_blobs(plate, token_area_src_px, outside=None):
+    s = plate.work_scale
+    mask = R.outside_plate_mask(plate) if outside is None else outside
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    expected = token_area_src_px * s * s
+    out = []
+    for i in range(1, n):
+        area = stats[i, cv2.CC_STAT_AREA]
+        bw, bh = stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]
+        if not (R.OFFPLATE_AREA_RANGE[0] * expected <= area <= R.OFFPLATE_AREA_RANGE[1] * expected):
+            continue
+        if min(bw, bh) < 0.35 * max(bw, bh):
+            continue
+        out.append((float(cents[i][0] / s), float(cents[i][1] / s), float(math.sqrt(area / math.pi) / s)))
+    return out
+
+
+def ref_plate_intrusions(plate, token_area_src_px, outside=None):
+    s = plate.work_scale
+    outside = R.outside_plate_mask(plate) if outside is None else outside
+    band = R.plate_ellipse_mask(plate, 1.0 + R.INTRUSION_BAND_FRAC) & (1 - R.plate_ellipse_mask(
+        plate, 1.0 + R.OFFPLATE_PLATE_MARGIN_FRAC))
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(outside, connectivity=8)
+    token_area = token_area_src_px * s * s
+    token_diam = 2.0 * math.sqrt(token_area / math.pi)
+    out = []
+    for i in range(1, n):
+        comp = labels == i
+        if not (comp & (band > 0)).any():
+            continue
+        length = float(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]))
+        if (stats[i, cv2.CC_STAT_AREA] > R.OFFPLATE_AREA_RANGE[1] * token_area
+                or length > R.INTRUSION_MIN_LENGTH_DIAMS * token_diam):
+            out.append((float(cents[i][0] / s), float(cents[i][1] / s), length / s))
+    return out
+
+
+@pytest.fixture(scope="module")
+def plates():
+    frames = [load_image(p) for p in sorted((REPO / "samples" / "studio").glob("*.jpg"))]
+    frames += [render_scene(seed, kind, size=(1280, 720)).image for seed, kind in SYNTH]
+    return [p for p in map(find_plate, frames) if p.found]
+
+
+def test_offplate_checks_same(plates):
+    found = 0
+    for plate in plates:
+        outside = R.outside_plate_mask(plate)
+        for frac in (0.05, 0.13, 0.2):
+            area = math.pi * (frac * plate.ellipse.b) ** 2
+            for given in (outside, None):
+                got = R.offplate_blobs(plate, area, given)
+                assert got == ref_offplate_blobs(plate, area, given)
+                reach = R.plate_intrusions(plate, area, given)
+                assert reach == ref_plate_intrusions(plate, area, given)
+                found += len(got) + len(reach)
+    assert found > 0
