@@ -41,6 +41,13 @@ SUSPECT_REL_CONTRAST = 0.5
 #: ... or its region is not token-like: area (face areas) and axis ratio.
 SUSPECT_AREA_RANGE = (0.4, 1.6)
 SUSPECT_MIN_AXIS_RATIO = 0.5
+#: ... or its face part barely differs from the plate (share of its contrast):
+#: the contrast came from the surround ring alone (a band of plate shading).
+SUSPECT_MIN_CORE_SHARE = 0.3
+#: A disc-filter suspect inside the well with contrast in all eight sectors and
+#: at least this contrast (Lab units) stands even when its region is not
+#: token-like (see find_tokens).
+ROUND_SUSPECT_MIN_CONTRAST = 6.0
 #: A blob that is a thin arc along the rim (the rim's glaze, a highlight or
 #: the shadow of the rim where the ellipse fit is a pixel off) is not an
 #: object: its pixels lie beyond this fraction of the plate radius ...
@@ -1100,6 +1107,14 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
     return area, ratio, pair, centroid, 0.5 * math.atan2(2 * mu11, mu20 - mu02)
 
 
+def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, contrast: float) -> bool:
+    """True when the face part of a disc-filter find differs from the plate by
+    at least ``SUSPECT_MIN_CORE_SHARE`` of the filter's contrast: a face does;
+    a band of plate shading crossing only the surround ring does not."""
+    core = _mean_residual(residual, x, y, DISC_FACE_FRAC * radius_px)
+    return float(np.linalg.norm(core)) >= SUSPECT_MIN_CORE_SHARE * contrast
+
+
 def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float) -> bool:
     area, ratio, *_ = faint_extent(residual, x, y, radius_px)
     rel = area / (math.pi * radius_px ** 2)
@@ -1402,6 +1417,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # can leak into the plate around it, and unexplained disc evidence must
     # stop an outcome rather than be explained away.
     round_suspects: set[tuple[float, float]] = set()
+    edge_suspects: set[tuple[float, float]] = set()
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
         if any(math.hypot(x - bx, y - by) < FAINT_MIN_BLOB_DIST_RADII * token_r for bx, by in blob_centres):
             continue  # a blob's own shadow or wall; a real face this close would overlap it
@@ -1409,14 +1425,16 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
-                if n_sectors == 8 and allowed[y, x]:
+                edge_suspects.add((float(x), float(y)))
+                if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
                     round_suspects.add((float(x), float(y)))
             continue
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         if n_sectors < EDGE_MIN_SECTORS:
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
-                if n_sectors == 8 and allowed[y, x]:
+                edge_suspects.add((float(x), float(y)))
+                if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
                     round_suspects.add((float(x), float(y)))
             continue
         area, ratio, pair, (gx, gy), theta = faint_extent(bare_residual, float(x), float(y), token_r)
@@ -1447,7 +1465,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
-                and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))]
+                and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))
+                and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))]
     suspects.extend(overlapping)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
