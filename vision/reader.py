@@ -25,7 +25,8 @@ from .canonical import CanonicalView, make_canonical_view
 from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
-from .tokens import DEFAULT_OUTLINE_RULE, DEFAULT_TOKEN_RADIUS_FRAC, Candidate, OutlineRule, TokenSearch, find_tokens
+from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
+from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
 from .types import Reading, TokenReading
 
 #: An outcome needs every flat face this round (minor / major axis in the

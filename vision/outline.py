@@ -1,0 +1,329 @@
+"""The outline filter: a pale face on a pale plate found by its edge.
+
+A white token on a white plate barely differs from the plate in colour, but
+its edge (the side wall, its shadow, the bevel of the face) is a thin circle
+darker than both the face inside and the plate outside.  These are the pure
+functions that measure such circles on the plate-background L* residual of
+:class:`vision.canonical.CanonicalView`, and the rule that decides when one
+counts; :func:`vision.tokens.find_tokens` uses them.  Distances are canonical
+pixels, lightness in CIE L* units (0-100).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Outline filter (see :func:`outline_response`): a pale face on a pale plate
+#: shows its edge (the side wall, the shadow, the bevel of the face) as a thin
+#: darker circle.  The ring is this many pixels either side of the radius ...
+OUTLINE_HALF_WIDTH_PX = 1.5
+#: ... compared with the face inside and the plate outside, from this
+#: fraction of the radius inwards to this fraction outwards, leaving a gap of
+#: this many pixels either side of the ring.
+OUTLINE_SIDES_FRAC = (0.45, 1.5)
+OUTLINE_GAP_PX = 2.5
+#: An outline counts when the filter is this many times its own robust noise
+#: level above the plate's median ...
+OUTLINE_MIN_Z = 7.0
+#: ... the ring is this much darker than its sides (L units) ...
+OUTLINE_MIN_CONTRAST_L = 1.5
+#: ... darker than both sides in at least this many of OUTLINE_SECTORS
+#: sectors around the centre (a closed circle, not a crack or a shading edge) ...
+OUTLINE_SECTORS = 16
+OUTLINE_MIN_SECTORS = 15
+#: ... and evenly so: the lower quartile of the sectors' contrasts is at least
+#: this share of the mean (one dark arc, such as the plate's own well edge
+#: left over by the ring model, does not make a circle).
+OUTLINE_MIN_EVENNESS = 0.3
+#: An outline that fails those tests but is dark in at least this many
+#: sectors and this strong (L units) is still evidence of a token (a side
+#: wall seen as a crescent, say): reported as a suspect.
+OUTLINE_SUSPECT_MIN_SECTORS = 12
+OUTLINE_SUSPECT_MIN_CONTRAST_L = 3.0
+#: The outline is looked for at these multiples of the frame's token radius
+#: (the face's edge lies a little inside the half-contrast radius of a red face).
+OUTLINE_RADIUS_FACTORS = (0.9, 1.0, 1.1)
+#: An outline whose centre is closer than this many token radii to a stronger
+#: one overlaps it: kept only as a suspect.
+OUTLINE_MIN_CENTRE_DIST_RADII = 1.8
+#: Kept candidates are blanked out to this many token radii before the outline search.
+OUTLINE_KEPT_MASK_RADII = 1.3
+
+
+@dataclass(frozen=True)
+class OutlineRule:
+    """When a dark outline counts as a pale face (see :func:`outline_support`).
+
+    A studio profile may set these from its calibration frames; the defaults
+    hold for any studio.
+
+    Attributes
+    ----------
+    min_z : float
+        Outline filter response, in units of its own robust noise on the plate.
+    min_contrast_l : float
+        Ring darker than its sides by this much, L units.
+    min_sectors : int
+        Sectors (of ``OUTLINE_SECTORS``) where the ring is darker than its sides.
+    min_evenness : float
+        Lower-quartile sector contrast over the mean contrast.
+    """
+
+    min_z: float = OUTLINE_MIN_Z
+    min_contrast_l: float = OUTLINE_MIN_CONTRAST_L
+    min_sectors: int = OUTLINE_MIN_SECTORS
+    min_evenness: float = OUTLINE_MIN_EVENNESS
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.min_z) and self.min_z > 0):
+            raise ValueError(f"min_z: expected a finite value > 0, got {self.min_z}")
+        if not (math.isfinite(self.min_contrast_l) and self.min_contrast_l > 0):
+            raise ValueError(f"min_contrast_l: expected a finite value > 0, got {self.min_contrast_l}")
+        if not (isinstance(self.min_sectors, int) and 1 <= self.min_sectors <= OUTLINE_SECTORS):
+            raise ValueError(f"min_sectors: expected an int in [1, {OUTLINE_SECTORS}], got {self.min_sectors!r}")
+        if not (math.isfinite(self.min_evenness) and -1.0 <= self.min_evenness <= 1.0):
+            raise ValueError(f"min_evenness: expected a value in [-1, 1], got {self.min_evenness}")
+
+
+DEFAULT_OUTLINE_RULE = OutlineRule()
+
+
+def _sectors_sorted(member: np.ndarray, sector: np.ndarray, n_sectors: int) -> tuple[np.ndarray, np.ndarray]:
+    """Flat indices of a window's member pixels grouped by sector, row-major within each.
+
+    Parameters
+    ----------
+    member : ndarray, bool, (K, L)
+    sector : ndarray, int, (K, L)
+        Each pixel's sector, 0 .. ``n_sectors - 1``.
+    n_sectors : int
+
+    Returns
+    -------
+    order : ndarray, int64, (N,)
+        Flat indices (into the ``K * L`` window) of the ``N`` member pixels,
+        by sector and, within a sector, in row-major order: a sector's pixels
+        gathered by ``order[bounds[k]:bounds[k + 1]]`` are exactly (values and
+        order) those selected by the mask ``member & (sector == k)``.
+    bounds : ndarray, int64, (n_sectors + 1,)
+        Where each sector's run starts in ``order``.
+    """
+    idx = np.flatnonzero(member)
+    sec = sector.ravel()[idx]
+    order = idx[np.argsort(sec, kind="stable")]
+    bounds = np.concatenate([[0], np.cumsum(np.bincount(sec, minlength=n_sectors))]).astype(np.int64)
+    return order, bounds
+
+
+#: :func:`_outline_masks` by radius (the three outline radii of a frame recur
+#: in every call for that frame); the derived kernel and sector order by radius.
+_OUTLINE_MASKS: dict[float, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+_OUTLINE_KERNELS: dict[float, np.ndarray] = {}
+_OUTLINE_SECTOR_ORDERS: dict[float, tuple[np.ndarray, ...]] = {}
+#: Radii kept by each of these caches before it is emptied.
+_OUTLINE_CACHE_RADII = 64
+
+
+def _cached(cache: dict, key: float, make) -> object:
+    """``cache[key]``, made by ``make()`` (arrays set read-only) on a miss."""
+    got = cache.get(key)
+    if got is None:
+        got = make()
+        for a in (got if isinstance(got, tuple) else (got,)):
+            a.setflags(write=False)
+        if len(cache) >= _OUTLINE_CACHE_RADII:
+            cache.clear()
+        cache[key] = got
+    return got
+
+
+def _outline_kernel(radius_px: float) -> np.ndarray:
+    """Mean over the sides minus mean over the ring of :func:`_outline_masks`,
+    as a correlation kernel (float32, (K, K), read-only)."""
+    def make() -> np.ndarray:
+        ring, sides, _ = _outline_masks(radius_px)
+        return (sides.astype(np.float32) / max(int(sides.sum()), 1)
+                - ring.astype(np.float32) / max(int(ring.sum()), 1))
+    return _cached(_OUTLINE_KERNELS, float(radius_px), make)
+
+
+def _outline_sector_order(radius_px: float) -> tuple[np.ndarray, ...]:
+    """The pixels of :func:`_outline_masks`' ring and sides, for :func:`outline_support`.
+
+    Returns
+    -------
+    ring_idx, sides_idx : ndarray, int64
+        Flat indices (into the (K, K) window) of the ring's and the sides'
+        pixels, row-major.
+    ring_order, ring_bounds, sides_order, sides_bounds : ndarray, int64
+        The same pixels by sector (:func:`_sectors_sorted`).
+    """
+    def make() -> tuple[np.ndarray, ...]:
+        ring, sides, sector = _outline_masks(radius_px)
+        return (np.flatnonzero(ring), np.flatnonzero(sides), *_sectors_sorted(ring, sector, OUTLINE_SECTORS),
+                *_sectors_sorted(sides, sector, OUTLINE_SECTORS))
+    return _cached(_OUTLINE_SECTOR_ORDERS, float(radius_px), make)
+
+
+def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The outline ring, its two sides and each pixel's sector, on a square
+    window centred on the disc (all (K, K); bool, bool, int32; read-only,
+    shared by every call with the same radius)."""
+    return _cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px))
+
+
+def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_outline_masks`, computed."""
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    rho = np.hypot(xx, yy)
+    ring = np.abs(rho - radius_px) < OUTLINE_HALF_WIDTH_PX
+    inner = (rho > OUTLINE_SIDES_FRAC[0] * radius_px) & (rho < radius_px - OUTLINE_GAP_PX)
+    outer = (rho > radius_px + OUTLINE_GAP_PX) & (rho < OUTLINE_SIDES_FRAC[1] * radius_px)
+    sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
+    return ring, inner | outer, sector
+
+
+#: The spectrum of the last lightness :func:`outline_response` transformed,
+#: with a copy of that lightness: the outline search filters one image at
+#: three radii, so the forward transform is shared when the input is the same
+#: (compared value for value).
+_OUTLINE_SPECTRUM: dict[str, object] = {}
+#: Kernel spectra of :func:`outline_response` by (radius, DFT rows, DFT columns).
+_OUTLINE_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
+
+
+def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, int, np.ndarray] | None:
+    """The DFT of the non-zero box of ``lightness``, zero-padded for a ``k`` x ``k`` kernel.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S)
+    k : int
+        Kernel size, pixels (odd).
+
+    Returns
+    -------
+    (r0, c0, ch, cw, spectrum) or None
+        The box's top-left corner and size, pixels, and its spectrum
+        (``cv2.dft`` of the box in the top-left corner of a zero
+        (``getOptimalDFTSize(ch + k - 1)``, ``getOptimalDFTSize(cw + k - 1)``)
+        array, CCS-packed float32); None when every pixel is 0.
+    """
+    rows = np.flatnonzero(lightness.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(lightness.any(axis=0))
+    r0, c0 = int(rows[0]), int(cols[0])
+    ch, cw = int(rows[-1]) + 1 - r0, int(cols[-1]) + 1 - c0
+    mh, mw = cv2.getOptimalDFTSize(ch + k - 1), cv2.getOptimalDFTSize(cw + k - 1)
+    last = _OUTLINE_SPECTRUM.get("input")
+    if (last is not None and _OUTLINE_SPECTRUM["size"] == (mh, mw) and last.shape == lightness.shape
+            and np.array_equal(last, lightness)):
+        return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
+    pad = np.zeros((mh, mw), np.float32)
+    pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
+    spectrum = cv2.dft(pad, nonzeroRows=ch)
+    _OUTLINE_SPECTRUM.update(input=lightness.copy(), size=(mh, mw), spectrum=spectrum)
+    return r0, c0, ch, cw, spectrum
+
+
+def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
+    """How much darker a circle of ``radius_px`` is than both its sides, centred at every pixel.
+
+    The correlation is done by DFT on the bounding box of the non-zero pixels
+    (zero-padded, linear, not circular; the image's transform is shared by
+    calls on the same image).  Same result as ``cv2.filter2D`` with a zero
+    (``BORDER_CONSTANT``) border, up to float32 rounding.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units (CIE L*, 0-100 scale)
+        Lightness minus the plate model (masked parts set to 0).
+    radius_px : float
+        Circle radius, canonical pixels (> 2).
+
+    Returns
+    -------
+    ndarray, float32, (S, S)
+        Mean over the sides (a band inside and a band outside the circle)
+        minus mean over the thin ring, L units: positive for a dark outline.
+    """
+    if lightness.ndim != 2:
+        raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
+    if radius_px <= 2:
+        raise ValueError(f"radius_px: expected > 2, got {radius_px}")
+    lightness = lightness.astype(np.float32, copy=False)
+    kernel = _outline_kernel(radius_px)
+    k = kernel.shape[0]
+    half = k // 2
+    out = np.zeros(lightness.shape, np.float32)
+    got = _lightness_spectrum(lightness, k)
+    if got is None:
+        return out
+    r0, c0, ch, cw, spectrum = got
+    mh, mw = spectrum.shape
+    key = (float(radius_px), mh, mw)
+    kspec = _OUTLINE_KERNEL_SPECTRA.get(key)
+    if kspec is None:
+        kpad = np.zeros((mh, mw), np.float32)
+        kpad[:k, :k] = kernel
+        kspec = cv2.dft(kpad, nonzeroRows=k)
+        if len(_OUTLINE_KERNEL_SPECTRA) >= _OUTLINE_CACHE_RADII:
+            _OUTLINE_KERNEL_SPECTRA.clear()
+        _OUTLINE_KERNEL_SPECTRA[key] = kspec
+    # The kernel is symmetric (a function of the distance from its centre),
+    # so correlation = convolution; full[i, j] is the response at canvas
+    # (r0 + i - half, c0 + j - half).
+    full = cv2.idft(cv2.mulSpectrums(spectrum, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+    h, w = lightness.shape
+    y0, x0 = max(0, r0 - half), max(0, c0 - half)
+    y1, x1 = min(h, r0 + ch + half), min(w, c0 + cw + half)
+    out[y0:y1, x0:x1] = full[y0 - r0 + half:y1 - r0 + half, x0 - c0 + half:x1 - c0 + half]
+    return out
+
+
+def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float) -> tuple[int, float, float]:
+    """How many of ``OUTLINE_SECTORS`` sectors show the circle darker than its sides.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units
+    x, y : int
+        Centre, canonical pixels.
+    radius_px : float
+
+    Returns
+    -------
+    n_sectors : int
+        Sectors whose ring is darker than their sides (0 when the window
+        leaves the canvas).
+    contrast : float
+        Mean of the sides minus mean of the ring over the whole circle, L units.
+    evenness : float
+        Lower quartile of the sectors' contrasts over ``contrast`` (0 when
+        ``contrast`` is not positive).
+    """
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
+    s = lightness.shape[0]
+    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+        return 0, 0.0, 0.0
+    ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
+    patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
+    contrast = float(patch[sides_idx].mean() - patch[ring_idx].mean())
+    # Each sector's pixels as one contiguous 1-D array, the same values in the
+    # same order as the boolean-mask selection: the same means, bit for bit.
+    rings, sides = patch[ring_order], patch[sides_order]
+    per_sector = []
+    for k in range(OUTLINE_SECTORS):
+        fa, fb, ga, gb = ring_bounds[k], ring_bounds[k + 1], sides_bounds[k], sides_bounds[k + 1]
+        if fb > fa and gb > ga:
+            per_sector.append(float(sides[ga:gb].mean()) - float(rings[fa:fb].mean()))
+    if not per_sector:
+        return 0, contrast, 0.0
+    d = np.asarray(per_sector)
+    evenness = float(np.percentile(d, 25)) / contrast if contrast > 0 else 0.0
+    return int((d > 0).sum()), contrast, evenness
