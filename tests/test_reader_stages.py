@@ -301,3 +301,27 @@ def test_rim_arc_is_recognised_and_a_token_is_not():
         is_rim_arc(np.zeros((5, 5), bool), rho, 0.12)
     with pytest.raises(ValueError, match="token_radius_frac"):
         is_rim_arc(arc.astype(bool), rho, 0.0)
+
+
+def _red_on_white_frame(n_apart: int, seed: int = 12) -> np.ndarray:
+    """A red token resting partly on a pale one (centres 1.33 radii apart) on a
+    pale plate, and ``n_apart`` more pale tokens apart from them."""
+    img = np.zeros((720, 1280, 3), np.uint8)
+    img[:] = (40, 30, 110)
+    cv2.circle(img, (640, 360), 260, (200, 215, 225), -1)
+    pale = (222, 232, 238)
+    for x, y in [(700, 250), (560, 460), (760, 420)][:n_apart]:
+        cv2.circle(img, (x, y), 30, pale, -1, lineType=cv2.LINE_AA)
+    cv2.circle(img, (590, 300), 30, pale, -1, lineType=cv2.LINE_AA)          # under
+    cv2.circle(img, (550, 300), 30, (40, 40, 200), -1, lineType=cv2.LINE_AA)  # on top
+    rng = np.random.default_rng(seed)
+    return np.clip(img.astype(np.float32) + rng.normal(0, 2.0, img.shape), 0, 255).astype(np.uint8)
+
+
+@pytest.mark.parametrize("n_apart", [2, 3])
+def test_pale_face_partly_under_a_red_one_is_never_read(n_apart):
+    # the pale face beside the red one is another face (another colour), not
+    # the red one's halo: four tokens ask for a rearrange, and five (one
+    # hidden) must not be read as four
+    reading = read_frame(_red_on_white_frame(n_apart))
+    assert reading.verdict == "rearrange", reading.reason

@@ -104,6 +104,12 @@ RIM_ARC_MIN_LENGTH_RADII = 3.0
 ECHO_MAX_DIST_RADII = 2.5
 ECHO_MIN_COSINE = 0.9
 ECHO_MAX_REL_CONTRAST = 0.5
+#: A face partly under a blob (see ``_partly_under``): sectors of its disc
+#: contrast (of 8), distance from the blob's centre (token radii), and the
+#: largest cosine between its colour difference and the blob's.
+HIDDEN_MIN_SECTORS = 5
+HIDDEN_MIN_DIST_RADII = 0.8
+HIDDEN_MAX_COSINE = 0.5
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -834,6 +840,32 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
     return area, ratio, pair, centroid, 0.5 * math.atan2(2 * mu11, mu20 - mu02)
 
 
+def _partly_under(residual: np.ndarray, masked: np.ndarray, bare: np.ndarray, x: int, y: int, radius_px: float,
+                  near: list["_Blob"]) -> bool:
+    """True when a disc-filter peak beside blobs is a face partly under one:
+    its contrast holds in at least ``HIDDEN_MIN_SECTORS`` of 8 sectors (on
+    ``masked``, the blobs taken out), its centre is at least
+    ``HIDDEN_MIN_DIST_RADII`` from every blob's centre, and its visible part
+    (on ``bare``) differs from the plate in a direction at most
+    ``HIDDEN_MAX_COSINE`` alike to each nearby blob's (another colour, not the
+    blob's own halo, wall or shadow)."""
+    n_sectors, _ = sector_support(masked, float(x), float(y), radius_px)
+    if n_sectors < HIDDEN_MIN_SECTORS:
+        return False
+    if any(math.hypot(x - b.x, y - b.y) < HIDDEN_MIN_DIST_RADII * radius_px for b in near):
+        return False
+    mine = _mean_residual(bare, x, y, DISC_FACE_FRAC * radius_px)
+    mn = float(np.linalg.norm(mine))
+    if mn <= 0:
+        return False
+    for b in near:
+        theirs = residual[b.mask].mean(axis=0)
+        tn = float(np.linalg.norm(theirs))
+        if tn > 0 and float(mine @ theirs) / (mn * tn) > HIDDEN_MAX_COSINE:
+            return False
+    return True
+
+
 def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, contrast: float) -> bool:
     """True when the face part of a disc-filter find differs from the plate by
     at least ``SUSPECT_MIN_CORE_SHARE`` of the filter's contrast: a face does;
@@ -1146,8 +1178,18 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     round_suspects: set[tuple[float, float]] = set()
     edge_suspects: set[tuple[float, float]] = set()
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
-        if any(math.hypot(x - bx, y - by) < FAINT_MIN_BLOB_DIST_RADII * token_r for bx, by in blob_centres):
-            continue  # a blob's own shadow or wall; a real face this close would overlap it
+        near = [b for b in blobs if math.hypot(x - b.x, y - b.y) < FAINT_MIN_BLOB_DIST_RADII * token_r]
+        if near:
+            # A blob's own shadow or wall; or a face partly under it, which
+            # is a face (not a halo) of another colour, as far from the blob
+            # as one face resting on another is: counted as partly hidden,
+            # so the reader asks for a rearrange (or abstains), never reads it.
+            # (its visible part is partly masked with the blob: the suspect
+            # floor, not the face threshold, applies)
+            if allowed[y, x] and _partly_under(view.residual, residual, bare_residual, x, y, token_r, near):
+                cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
+                                       float(resp[y, x])))
+            continue
         if resp[y, x] < min_resp or not allowed[y, x]:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
@@ -1158,6 +1200,12 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             continue
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         if n_sectors < EDGE_MIN_SECTORS:
+            # its ring runs under a blob next to it: perhaps a face partly under that blob
+            beside = [b for b in blobs if math.hypot(x - b.x, y - b.y) < SUSPECT_EXCLUSION_RADII * token_r]
+            if beside and _partly_under(view.residual, residual, bare_residual, x, y, token_r, beside):
+                cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
+                                       float(resp[y, x])))
+                continue
             if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
                 suspects.append((float(x), float(y), contrast))
                 edge_suspects.add((float(x), float(y)))
