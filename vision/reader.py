@@ -241,10 +241,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                                                      face_rule)
                                        if c.kind in FLAT_KINDS else None for c in cands]
 
-    # Pale finds (outlines, faint discs and their overlaps) are weak evidence:
-    # a bowl's shading draws them, so the bowl's cues are checked unless a
-    # face or an overlap is seen as a blob of colour.
-    if not any(c.kind == "disc" or (c.kind == "overlap" and c.solidity < 1.0) for c in cands):
+    # An outline alone is weak evidence: a bowl's shading can draw one, so
+    # the bowl's cues are checked unless a face is seen by its colour.
+    if not any(c.kind != "outline" for c in flat) and not any(c.kind == "overlap" for c in cands):
         dome, rim_chroma = covered_evidence(view)
         if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
             strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)
