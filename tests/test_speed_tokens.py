@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import outline as O
 from vision import tokens as T
 from vision.canonical import make_canonical_view
 from vision.io import load_image
@@ -209,7 +210,7 @@ def test_outline_masks_response_and_support(views):
     for view in views:
         lightness = view.residual[..., 0].copy()
         for r in _token_radii(view):
-            for a, b in zip(T._outline_masks(r), ref_outline_masks(r)):
+            for a, b in zip(O._outline_masks(r), ref_outline_masks(r)):
                 assert a.dtype == b.dtype and np.array_equal(a, b)
             resp = T.outline_response(lightness, r)
             want = ref_outline_response(lightness, r)
@@ -264,8 +265,8 @@ def test_outline_response_shared_spectrum_is_pure(views):
     """The forward transform shared between calls never changes a result:
     each call gives the bits of a call with every cache emptied."""
     def fresh(lightness, r):
-        T._OUTLINE_SPECTRUM.clear()
-        T._OUTLINE_KERNEL_SPECTRA.clear()
+        O._OUTLINE_SPECTRUM.clear()
+        O._OUTLINE_KERNEL_SPECTRA.clear()
         return T.outline_response(lightness, r)
 
     for view in views[:5]:

@@ -33,7 +33,7 @@ import cv2
 import numpy as np
 
 from .canonical import CanonicalView
-from .outline import (  # noqa: F401  (re-exported: the outline filter used to live here)
+from .outline import (  # noqa: F401  (the public names re-exported: the outline filter used to live here)
     DEFAULT_OUTLINE_RULE,
     OUTLINE_GAP_PX,
     OUTLINE_HALF_WIDTH_PX,
@@ -49,18 +49,6 @@ from .outline import (  # noqa: F401  (re-exported: the outline filter used to l
     OUTLINE_SUSPECT_MIN_CONTRAST_L,
     OUTLINE_SUSPECT_MIN_SECTORS,
     OutlineRule,
-    _OUTLINE_CACHE_RADII,
-    _OUTLINE_KERNELS,
-    _OUTLINE_KERNEL_SPECTRA,
-    _OUTLINE_MASKS,
-    _OUTLINE_SECTOR_ORDERS,
-    _OUTLINE_SPECTRUM,
-    _cached,
-    _lightness_spectrum,
-    _outline_kernel,
-    _outline_masks,
-    _outline_masks_uncached,
-    _outline_sector_order,
     _sectors_sorted,
     outline_response,
     outline_support,
@@ -206,6 +194,8 @@ class Candidate:
         discs), Lab units.
     crosses_rim : bool
         Part of it lies beyond the plate's rim.
+    found_by : str
+        The detector that found it: ``blob``, ``disc_filter`` or ``outline``.
     """
 
     x: float
@@ -217,12 +207,16 @@ class Candidate:
     solidity: float
     contrast: float
     crosses_rim: bool = False
+    found_by: str = "blob"
 
     KINDS = ("disc", "faint", "outline", "upright", "overlap", "partial", "object")
+    DETECTORS = ("blob", "disc_filter", "outline")
 
     def __post_init__(self) -> None:
         if self.kind not in self.KINDS:
             raise ValueError(f"kind: expected one of {self.KINDS}, got {self.kind!r}")
+        if self.found_by not in self.DETECTORS:
+            raise ValueError(f"found_by: expected one of {self.DETECTORS}, got {self.found_by!r}")
         if not (self.radius > 0 and math.isfinite(self.x) and math.isfinite(self.y)):
             raise ValueError(f"x, y, radius: expected finite values and radius > 0, got {self.x}, {self.y}, "
                              f"{self.radius}")
@@ -840,16 +834,15 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
     return area, ratio, pair, centroid, 0.5 * math.atan2(2 * mu11, mu20 - mu02)
 
 
-def _partly_under(residual: np.ndarray, masked: np.ndarray, bare: np.ndarray, x: int, y: int, radius_px: float,
-                  near: list["_Blob"]) -> bool:
+def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius_px: float,
+                  near: list["_Blob"], n_sectors: int) -> bool:
     """True when a disc-filter peak beside blobs is a face partly under one:
-    its contrast holds in at least ``HIDDEN_MIN_SECTORS`` of 8 sectors (on
-    ``masked``, the blobs taken out), its centre is at least
+    its contrast holds in ``n_sectors`` >= ``HIDDEN_MIN_SECTORS`` of 8
+    sectors (:func:`sector_support` with the blobs taken out), its centre is at least
     ``HIDDEN_MIN_DIST_RADII`` from every blob's centre, and its visible part
     (on ``bare``) differs from the plate in a direction at most
     ``HIDDEN_MAX_COSINE`` alike to each nearby blob's (another colour, not the
     blob's own halo, wall or shadow)."""
-    n_sectors, _ = sector_support(masked, float(x), float(y), radius_px)
     if n_sectors < HIDDEN_MIN_SECTORS:
         return False
     if any(math.hypot(x - b.x, y - b.y) < HIDDEN_MIN_DIST_RADII * radius_px for b in near):
@@ -993,7 +986,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
             shadows.append((float(x), float(y), contrast))
             continue
-        found.append(Candidate(float(x), float(y), token_r, "outline", math.pi * token_r ** 2, 1.0, 1.0, contrast))
+        found.append(Candidate(float(x), float(y), token_r, "outline", math.pi * token_r ** 2, 1.0, 1.0, contrast,
+                               found_by="outline"))
         # Strongest first: blank each accepted face so that the arcs of a
         # circle drawn partly through its edge no longer count for another.
         cv2.circle(lightness, (x, y), int(round(OUTLINE_KEPT_MASK_RADII * token_r)), color=0.0,
@@ -1032,7 +1026,7 @@ def _drop_echoes(residual: np.ndarray, cands: list[Candidate], token_r: float) -
     disc_means = [_mean_residual(residual, d.x, d.y, core) for d in discs]
     out = []
     for c in cands:
-        if c.kind in ("faint", "overlap", "partial") and c.solidity == 1.0:
+        if c.kind in ("faint", "overlap", "partial") and c.found_by == "disc_filter":
             m = _mean_residual(residual, c.x, c.y, core)
             mn = float(np.linalg.norm(m))
             echo = False
@@ -1057,7 +1051,7 @@ def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candid
     is no larger than two faces.  Both become ``faint``; anything else is
     left as it was."""
     face_area = math.pi * token_r ** 2
-    big = [i for i, c in enumerate(cands) if c.kind == "overlap" and c.solidity == 1.0
+    big = [i for i, c in enumerate(cands) if c.kind == "overlap" and c.found_by == "disc_filter"
            and c.area_px <= PAIR_MAX_AREA * face_area]
     partner: dict[int, list[int]] = {i: [] for i in big}
     for n, i in enumerate(big):
@@ -1073,7 +1067,8 @@ def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candid
             c = cands[i]
             # the region is two faces, so its shape says nothing of either: each
             # passed the sector test, a disc all round
-            out[i] = Candidate(c.x, c.y, c.radius, "faint", c.area_px / 2, 1.0, c.solidity, c.contrast)
+            out[i] = Candidate(c.x, c.y, c.radius, "faint", c.area_px / 2, 1.0, c.solidity, c.contrast,
+                               found_by=c.found_by)
     return out
 
 
@@ -1177,6 +1172,14 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # stop an outcome rather than be explained away.
     round_suspects: set[tuple[float, float]] = set()
     edge_suspects: set[tuple[float, float]] = set()
+
+    def note_suspect(x: int, y: int, n_sectors: int, contrast: float) -> None:
+        if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
+            suspects.append((float(x), float(y), contrast))
+            edge_suspects.add((float(x), float(y)))
+            if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
+                round_suspects.add((float(x), float(y)))
+
     for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
         near = [b for b in blobs if math.hypot(x - b.x, y - b.y) < FAINT_MIN_BLOB_DIST_RADII * token_r]
         if near:
@@ -1186,48 +1189,45 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # so the reader asks for a rearrange (or abstains), never reads it.
             # (its visible part is partly masked with the blob: the suspect
             # floor, not the face threshold, applies)
-            if allowed[y, x] and _partly_under(view.residual, residual, bare_residual, x, y, token_r, near):
+            if allowed[y, x] and _partly_under(view.residual, bare_residual, x, y, token_r, near,
+                                               sector_support(residual, float(x), float(y), token_r)[0]):
                 cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
-                                       float(resp[y, x])))
+                                       float(resp[y, x]), found_by="disc_filter"))
             continue
         if resp[y, x] < min_resp or not allowed[y, x]:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
-            if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
-                suspects.append((float(x), float(y), contrast))
-                edge_suspects.add((float(x), float(y)))
-                if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
-                    round_suspects.add((float(x), float(y)))
+            note_suspect(x, y, n_sectors, contrast)
             continue
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         if n_sectors < EDGE_MIN_SECTORS:
             # its ring runs under a blob next to it: perhaps a face partly under that blob
             beside = [b for b in blobs if math.hypot(x - b.x, y - b.y) < SUSPECT_EXCLUSION_RADII * token_r]
-            if beside and _partly_under(view.residual, residual, bare_residual, x, y, token_r, beside):
+            if beside and _partly_under(view.residual, bare_residual, x, y, token_r, beside, n_sectors):
                 cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
-                                       float(resp[y, x])))
+                                       float(resp[y, x]), found_by="disc_filter"))
                 continue
-            if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
-                suspects.append((float(x), float(y), contrast))
-                edge_suspects.add((float(x), float(y)))
-                if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
-                    round_suspects.add((float(x), float(y)))
+            note_suspect(x, y, n_sectors, contrast)
             continue
         area, ratio, pair, (gx, gy), theta = faint_extent(bare_residual, float(x), float(y), token_r)
         if ((area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO)
                 or (area <= FAINT_ROUND_MAX_AREA * face_area and ratio >= FAINT_ROUND_MIN_AXIS_RATIO)):
-            cands.append(Candidate(float(x), float(y), token_r, "faint", area, ratio, 1.0, contrast))
+            cands.append(Candidate(float(x), float(y), token_r, "faint", area, ratio, 1.0, contrast,
+                                   found_by="disc_filter"))
         elif pair >= TOUCHING_MIN_DIST_RADII * token_r and area <= PAIR_MAX_AREA * face_area:
             # two faint faces side by side, as far apart as touching faces are
             for sgn in (-1.0, 1.0):
                 px, py = gx + sgn * pair / 2 * math.cos(theta), gy + sgn * pair / 2 * math.sin(theta)
                 if any(c.kind == "faint" and math.hypot(c.x - px, c.y - py) < token_r for c in cands):
                     continue
-                cands.append(Candidate(px, py, token_r, "faint", area / 2, 1.0, 1.0, contrast))
+                cands.append(Candidate(px, py, token_r, "faint", area / 2, 1.0, 1.0, contrast,
+                                       found_by="disc_filter"))
         elif area > FAINT_MAX_AREA * face_area:
-            cands.append(Candidate(float(x), float(y), token_r, "overlap", area, ratio, 1.0, contrast))
+            cands.append(Candidate(float(x), float(y), token_r, "overlap", area, ratio, 1.0, contrast,
+                                   found_by="disc_filter"))
         else:
             # one face's size but not round: an upright or steeply tilted token
-            cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast))
+            cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast,
+                                   found_by="disc_filter"))
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
