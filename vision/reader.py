@@ -25,8 +25,9 @@ from .canonical import CanonicalView, make_canonical_view
 from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
+from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
-from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, find_tokens
+from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, blob_threshold, find_tokens
 from .types import Reading, TokenReading
 
 #: An outcome needs every flat face this round (minor / major axis in the
@@ -352,7 +353,22 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
                        "red and white faces cannot be told apart", plate=plate.ellipse,
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
     view = make_canonical_view(frame, plate.ellipse)
-    search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
+    # A bowl's dome is lit unevenly too: where the bowl's cues are seen, the
+    # search also runs on the plain ring model, and its "covered" stands (the
+    # shading model would flatten the dome into a bare plate with faint marks).
+    search_raw = None
+    dome, rim_chroma = covered_evidence(view)
+    if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
+        search_raw = find_tokens(view, token_radius_frac=settings.token_radius_frac,
+                                 outline_rule=settings.outline_rule)
+    # Blobs keep the plain model's threshold: gloss the shading model does not
+    # explain is no more a blob than it was.
+    blob_floor = blob_threshold(view)
+    view = without_shading(view)
+    search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule,
+                         min_blob_threshold_lab=blob_floor)
+    if search_raw is not None and decide(view, search_raw, plate, settings.face_rule)[0] == "covered":
+        search = search_raw
     verdict, reason, cands, faces, conf = decide(view, search, plate, settings.face_rule)
     tokens = _token_readings(view, cands, faces)
     red = white = None

@@ -96,6 +96,11 @@ ECHO_MAX_REL_CONTRAST = 0.5
 #: contrast (of 8), distance from the blob's centre (token radii), and the
 #: largest cosine between its colour difference and the blob's.
 HIDDEN_MIN_SECTORS = 5
+#: A faint find this close to another candidate (token radii) whose face
+#: differs from the plate by less than this share of its disc contrast may be
+#: the plate between tokens (see ``_gaps_between``).
+GAP_MAX_DIST_RADII = 2.3
+GAP_MAX_CORE_SHARE = 0.5
 HIDDEN_MIN_DIST_RADII = 0.8
 HIDDEN_MAX_COSINE = 0.5
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
@@ -250,13 +255,26 @@ class TokenSearch:
         return tuple(c for c in self.candidates if c.kind in kinds)
 
 
-def _blob_mask(view: CanonicalView) -> tuple[np.ndarray, float]:
+def blob_threshold(view: CanonicalView) -> float:
+    """Colour difference (Lab units) above which a pixel belongs to a blob:
+    ``BLOB_NOISE_UNITS`` robust standard deviations of the plate's ``delta_e``
+    (within ``BLOB_SEARCH_RADIUS_FRAC``) above its median, at least
+    ``BLOB_MIN_DELTA_E``."""
+    return _blob_threshold(view)[1]
+
+
+def _blob_threshold(view: CanonicalView) -> tuple[np.ndarray, float]:
     r_frac = view.radius_px / view.plate_radius_px
     inside = r_frac < BLOB_SEARCH_RADIUS_FRAC
     de = view.delta_e[inside]
     median = np.median(de)  # once, for both its uses
     noise = 1.4826 * float(np.median(np.abs(de - median)))
-    threshold = max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
+    return inside, max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
+
+
+def _blob_mask(view: CanonicalView, min_threshold_lab: float = 0.0) -> tuple[np.ndarray, float]:
+    inside, threshold = _blob_threshold(view)
+    threshold = max(threshold, min_threshold_lab)
     mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return mask, threshold
@@ -1011,6 +1029,30 @@ def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return residual[y0:y1, x0:x1][sel].mean(axis=0)
 
 
+def _gaps_between(residual: np.ndarray, cands: list[Candidate], token_r: float
+                  ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
+    """Take out faint finds that may be the plate between tokens.
+
+    The disc filter compares a disc with the ring around it, so the bare
+    plate between two or more tokens answers like a faint face when the
+    tokens fill its ring.  A faint find whose face differs from the plate by
+    less than ``GAP_MAX_CORE_SHARE`` of its disc contrast, with another
+    candidate within ``GAP_MAX_DIST_RADII``, is not read as a face: it is
+    returned as a suspect (x, y, contrast), which stops an outcome.
+    """
+    kept: list[Candidate] = []
+    gaps: list[tuple[float, float, float]] = []
+    for c in cands:
+        if c.kind == "faint" and c.contrast > 0 and any(
+                k is not c and math.hypot(k.x - c.x, k.y - c.y) < GAP_MAX_DIST_RADII * token_r for k in cands):
+            core = float(np.linalg.norm(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * token_r)))
+            if core < GAP_MAX_CORE_SHARE * c.contrast:
+                gaps.append((c.x, c.y, c.contrast))
+                continue
+        kept.append(c)
+    return kept, gaps
+
+
 def _drop_echoes(residual: np.ndarray, cands: list[Candidate], token_r: float) -> list[Candidate]:
     """Drop disc-filter finds that are a face's echo: within ``ECHO_MAX_DIST_RADII``
     of a clear face (a ``disc`` blob), differing from the plate in the same
@@ -1073,8 +1115,8 @@ def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candid
 
 
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
-                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE, outline_trace: list | None = None
-                ) -> TokenSearch:
+                outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE, outline_trace: list | None = None,
+                min_blob_threshold_lab: float = 0.0) -> TokenSearch:
     """Find token candidates on the plate.
 
     Parameters
@@ -1088,6 +1130,11 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         Calibration only: when a list, one dict per outline peak examined
         (strongest first) is appended: x, y, radius, z, sectors, contrast_l,
         evenness.  Does not change the result.
+    min_blob_threshold_lab : float
+        The blob threshold (:func:`blob_threshold`) is at least this, Lab
+        units: the reader passes the threshold of the view before its angular
+        shading was taken out (:mod:`vision.shading`), so plate gloss that the
+        shading model does not explain is no more a blob than it was.
 
     Returns
     -------
@@ -1101,7 +1148,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {token_radius_frac}")
     R = view.plate_radius_px
     lo_px, hi_px = lo_frac * R, hi_frac * R
-    mask, threshold = _blob_mask(view)
+    mask, threshold = _blob_mask(view, min_blob_threshold_lab)
     blobs = _blobs(view, mask, min_area_px=0.15 * math.pi * lo_px ** 2)
 
     # 1. The token radius, from blobs that look like one flat face.
@@ -1230,6 +1277,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                                    found_by="disc_filter"))
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
+    cands, gaps = _gaps_between(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
                                            outline_trace)
@@ -1243,5 +1291,6 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))
                 and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))]
     suspects.extend(overlapping)
+    suspects.extend(gaps)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
