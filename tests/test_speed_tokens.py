@@ -321,15 +321,27 @@ class RefDiscFilter:
         return out
 
 
-def test_disc_filter_same_bits(views):
+def _assert_close_response(got, want):
+    """Equal up to float32 rounding: the forward transforms are no longer told
+    the padding is zero (``nonzeroRows``), a different (faster) code path with
+    other rounding."""
+    assert got.dtype == np.float32 and got.shape == want.shape
+    assert np.abs(got - want).max() <= 2e-5 * max(float(np.abs(want).max()), 1e-6)
+
+
+def test_disc_filter_same_up_to_rounding(views):
+    worst = 0.0
     for view in views:
         residual = _masked_residual(view)
         radii = _token_radii(view)
         new, ref = T._DiscFilter(residual, max(radii)), RefDiscFilter(residual, max(radii))
         for r in radii + radii:
-            assert np.array_equal(new.response(r), ref.response(r))
+            got, want = new.response(r), ref.response(r)
+            _assert_close_response(got, want)
+            worst = max(worst, float(np.abs(got - want).max() / np.abs(want).max()))
         r = radii[2]
-        assert np.array_equal(T.disc_response(residual, r), RefDiscFilter(residual, r).response(r))
+        _assert_close_response(T.disc_response(residual, r), RefDiscFilter(residual, r).response(r))
+    assert worst > 0.0  # (not the same code: a test that compared a thing with itself would pass too)
 
 
 def test_peaks_one_by_one_beyond_pair_limit(views, monkeypatch):

@@ -226,7 +226,7 @@ def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, i
         return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
     pad = np.zeros((mh, mw), np.float32)
     pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
-    spectrum = cv2.dft(pad, nonzeroRows=ch)
+    spectrum = cv2.dft(pad)  # (no nonzeroRows: that path is ~4x slower)
     _OUTLINE_SPECTRUM.update(input=lightness.copy(), size=(mh, mw), spectrum=spectrum)
     return r0, c0, ch, cw, spectrum
 
@@ -271,7 +271,7 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     if kspec is None:
         kpad = np.zeros((mh, mw), np.float32)
         kpad[:k, :k] = kernel
-        kspec = cv2.dft(kpad, nonzeroRows=k)
+        kspec = cv2.dft(kpad)
         if len(_OUTLINE_KERNEL_SPECTRA) >= _OUTLINE_CACHE_RADII:
             _OUTLINE_KERNEL_SPECTRA.clear()
         _OUTLINE_KERNEL_SPECTRA[key] = kspec

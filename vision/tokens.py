@@ -483,7 +483,7 @@ class _DiscFilter:
         for c in range(residual.shape[2]):
             pad = np.zeros((self.mh, self.mw), np.float32)
             pad[:self.ch, :self.cw] = crop[..., c]
-            self.spectra.append(cv2.dft(pad, nonzeroRows=self.ch))
+            self.spectra.append(cv2.dft(pad))  # (no nonzeroRows: that path is ~4x slower)
 
     def response(self, radius_px: float) -> np.ndarray:
         out = np.zeros(self.shape, np.float32)
@@ -499,7 +499,7 @@ class _DiscFilter:
             kernel = _disc_kernel(radius_px)
             kpad = np.zeros((self.mh, self.mw), np.float32)
             kpad[:k, :k] = kernel
-            kspec = cv2.dft(kpad, nonzeroRows=k)
+            kspec = cv2.dft(kpad)
             if len(_KERNEL_SPECTRA) >= 64:
                 _KERNEL_SPECTRA.clear()
             _KERNEL_SPECTRA[key] = kspec
