@@ -352,3 +352,51 @@ def test_peaks_one_by_one_beyond_pair_limit(views, monkeypatch):
     want = ref_peaks(resp, allowed, 0.0, 6.0)
     monkeypatch.setattr(T, "_PEAK_PAIRS_MAX", 0)
     assert T._peaks(resp, allowed, 0.0, 6.0) == want and len(want) > 4
+
+
+def ref_radius_from_discs(residual, allowed, lo_px, hi_px):
+    """tokens._radius_from_discs before round 4 (whole-canvas disc filter)."""
+    best_r, best_score = 0.0, 0.0
+    r = lo_px
+    filt = RefDiscFilter(residual, hi_px)
+    while r <= hi_px:
+        resp = filt.response(r)
+        peaks = ref_peaks(resp, allowed, 0.0, 1.6 * r)
+        score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
+        if score > best_score:
+            best_r, best_score = r, score
+        r *= T.RADIUS_SCAN_STEP
+    return best_r
+
+
+def test_radius_scan_same_radius(views):
+    """The scan's smaller (windowed) DFTs pick the same radius as the whole-canvas filter."""
+    R = views[0].plate_radius_px
+    lo, hi = T.DEFAULT_TOKEN_RADIUS_FRAC[0] * R, T.DEFAULT_TOKEN_RADIUS_FRAC[1] * R
+    for view in views:
+        residual = _masked_residual(view)
+        allowed = view.radius_px < T.FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+        assert T._radius_from_discs(residual, allowed, lo, hi) == ref_radius_from_discs(residual, allowed, lo, hi)
+    assert T._radius_from_discs(residual, np.zeros_like(allowed), lo, hi) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_disc_filter_window_same_up_to_rounding(seed):
+    """Inside its window the windowed filter is the whole-canvas one (up to
+    float32 rounding; its DFTs are smaller); outside it is 0."""
+    rng = np.random.default_rng(seed)
+    residual = np.zeros((160, 160, 3), np.float32)
+    y0, x0 = rng.integers(0, 40, 2)
+    residual[y0:y0 + 100, x0:x0 + 90] = rng.normal(0, 5, (100, 90, 3)).astype(np.float32)
+    wy0, wx0 = rng.integers(-5, 60, 2)
+    window = (int(wy0), int(wy0 + rng.integers(20, 110)), int(wx0), int(wx0 + rng.integers(20, 110)))
+    whole, part = T._DiscFilter(residual, 12.0), T._DiscFilter(residual, 12.0, window)
+    assert part.mh <= whole.mh and part.mw <= whole.mw
+    inside = np.zeros((160, 160), bool)
+    inside[max(0, window[0]):window[1], max(0, window[2]):window[3]] = True
+    for r in (4.0, 7.3, 12.0):
+        got, want = part.response(r), whole.response(r)
+        assert not got[~inside].any()
+        assert np.abs(got[inside] - want[inside]).max() <= 2e-5 * np.abs(want).max()
+    with pytest.raises(ValueError, match="radius_px"):
+        part.response(30.0)

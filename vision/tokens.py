@@ -453,6 +453,39 @@ def _disc_kernel(radius_px: float) -> np.ndarray:
 _KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
 
 
+def _circular_dft_length(start: int, length: int, kernel_half: int, want: tuple[int, int]) -> int:
+    """DFT length along one axis for a correlation wanted only on part of the canvas.
+
+    A correlation by DFT of length ``N`` is circular: output index ``i`` (canvas
+    ``start + i - kernel_half``) also receives the input wrapped around by
+    ``N``.  With the input non-zero on ``length`` samples from ``start`` and a
+    kernel of ``2 kernel_half + 1`` samples, the outputs ``i`` with
+    ``length + 2 kernel_half - N <= i < N`` receive nothing wrapped: they are
+    those of the linear (zero-padded) correlation.  This is the smallest
+    ``cv2.getOptimalDFTSize`` that keeps every wanted output clean.
+
+    Parameters
+    ----------
+    start, length : int
+        First index and number of the input's non-zero samples, pixels.
+    kernel_half : int
+        Half-size of the largest kernel used, pixels.
+    want : (int, int)
+        Canvas indices ``[lo, hi)`` where the output must be exact.
+
+    Returns
+    -------
+    int
+        The DFT length, at most that of the full linear correlation.
+    """
+    full = length + 2 * kernel_half  # the linear correlation's length
+    lo = max(want[0], start - kernel_half) - start + kernel_half  # output indices, clipped to the support
+    hi = min(want[1], start + length + kernel_half) - start + kernel_half
+    if hi <= lo:
+        return cv2.getOptimalDFTSize(length)
+    return cv2.getOptimalDFTSize(max(length, hi, full - lo))
+
+
 class _DiscFilter:
     """The disc filter of one residual for several radii.
 
@@ -461,13 +494,27 @@ class _DiscFilter:
     circular), and the three channels' forward transforms are computed once
     and shared by every radius tried.  Same result as ``cv2.filter2D`` with a
     zero (BORDER_CONSTANT) border, up to float32 rounding.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+    max_radius_px : float
+        Largest radius :meth:`response` will be asked for, canonical pixels.
+    window : (int, int, int, int) or None
+        ``(y0, y1, x0, x1)``, canvas pixels, end-exclusive: the response is
+        needed only there.  The DFTs are then only as large as keeps that
+        window free of the circular wrap-around (see
+        :func:`_circular_dft_length`), and :meth:`response` is 0 outside it.
+        None: everywhere.
     """
 
-    def __init__(self, residual: np.ndarray, max_radius_px: float) -> None:
+    def __init__(self, residual: np.ndarray, max_radius_px: float,
+                 window: tuple[int, int, int, int] | None = None) -> None:
         self.shape = residual.shape[:2]
         # Rows and columns holding a non-zero value in any channel (``any``
         # is ``!= 0``: -0.0 is zero, NaN is not), without an (S, S) mask.
         h, w = self.shape
+        self.window = (0, h, 0, w) if window is None else tuple(int(v) for v in window)
         rows = np.flatnonzero(residual.reshape(h, -1).any(axis=1))
         cols = np.flatnonzero(residual.any(axis=0).reshape(w, -1).any(axis=1))
         self.empty = rows.size == 0
@@ -476,9 +523,14 @@ class _DiscFilter:
         self.r0, self.c0 = int(rows[0]), int(cols[0])
         crop = residual[self.r0:int(rows[-1]) + 1, self.c0:int(cols[-1]) + 1]
         self.ch, self.cw = crop.shape[:2]
-        k_max = 2 * int(math.ceil(DISC_SURROUND_FRAC[1] * max_radius_px + 1)) + 1
-        self.mh = cv2.getOptimalDFTSize(self.ch + k_max - 1)
-        self.mw = cv2.getOptimalDFTSize(self.cw + k_max - 1)
+        half_max = int(math.ceil(DISC_SURROUND_FRAC[1] * max_radius_px + 1))  # as _disc_kernel
+        if window is None:
+            self.mh = cv2.getOptimalDFTSize(self.ch + 2 * half_max)
+            self.mw = cv2.getOptimalDFTSize(self.cw + 2 * half_max)
+        else:
+            wy0, wy1, wx0, wx1 = self.window
+            self.mh = _circular_dft_length(self.r0, self.ch, half_max, (wy0, wy1))
+            self.mw = _circular_dft_length(self.c0, self.cw, half_max, (wx0, wx1))
         self.spectra = []
         for c in range(residual.shape[2]):
             pad = np.zeros((self.mh, self.mw), np.float32)
@@ -486,12 +538,25 @@ class _DiscFilter:
             self.spectra.append(cv2.dft(pad))  # (no nonzeroRows: that path is ~4x slower)
 
     def response(self, radius_px: float) -> np.ndarray:
+        """:func:`disc_response` of the residual at ``radius_px`` (0 outside the window)."""
         out = np.zeros(self.shape, np.float32)
         if self.empty:
             return out
         half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))  # as _disc_kernel
         k = 2 * half + 1
-        if self.ch + k - 1 > self.mh or self.cw + k - 1 > self.mw:
+        # The part of the canvas written: the linear correlation's support
+        # within the window; every index there must be free of wrap-around.
+        h, w = self.shape
+        wy0, wy1, wx0, wx1 = self.window
+        y0, x0 = max(0, wy0, self.r0 - half), max(0, wx0, self.c0 - half)
+        y1 = min(h, wy1, self.r0 + self.ch + half)
+        x1 = min(w, wx1, self.c0 + self.cw + half)
+        if y1 <= y0 or x1 <= x0:
+            return out
+        rows = slice(y0 - self.r0 + half, y1 - self.r0 + half)
+        cols = slice(x0 - self.c0 + half, x1 - self.c0 + half)
+        if (rows.start < self.ch + k - 1 - self.mh or rows.stop > self.mh
+                or cols.start < self.cw + k - 1 - self.mw or cols.stop > self.mw):
             raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
         key = (float(radius_px), self.mh, self.mw)
         kspec = _KERNEL_SPECTRA.get(key)
@@ -504,14 +569,8 @@ class _DiscFilter:
                 _KERNEL_SPECTRA.clear()
             _KERNEL_SPECTRA[key] = kspec
         # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half);
-        # only that part of each channel's result is squared and summed (the
-        # same float32 operations, in the same order, as on the whole array).
-        h, w = self.shape
-        y0, x0 = max(0, self.r0 - half), max(0, self.c0 - half)
-        y1 = min(h, self.r0 + self.ch - 1 + half + 1)
-        x1 = min(w, self.c0 + self.cw - 1 + half + 1)
-        rows = slice(y0 - self.r0 + half, y1 - self.r0 + half)
-        cols = slice(x0 - self.c0 + half, x1 - self.c0 + half)
+        # only the written part of each channel's result is squared and summed
+        # (the same float32 operations, in the same order, as on the whole array).
         acc = sq = None
         for spec in self.spectra:
             # the kernel is symmetric, so correlation = convolution
@@ -707,8 +766,14 @@ def _peak_neighbourhood(k: int) -> tuple[int, np.ndarray, np.ndarray]:
     return got
 
 
+def _peak_kernel_px(min_dist_px: float) -> int:
+    """Side, pixels (odd, >= 3), of the neighbourhood of which a peak of
+    :func:`_peaks` with ``min_dist_px`` is the maximum."""
+    return max(3, int(2 * round(min_dist_px / 2) + 1))
+
+
 def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
-    k = max(3, int(2 * round(min_dist_px / 2) + 1))
+    k = _peak_kernel_px(min_dist_px)
     # A peak is the maximum of its elliptical neighbourhood (the
     # cv2.MORPH_ELLIPSE element of size k, clipped to the image).  It is in
     # particular the maximum of its 4-neighbourhood and of the largest square
@@ -873,14 +938,26 @@ def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float) -> b
     return SUSPECT_AREA_RANGE[0] <= rel <= SUSPECT_AREA_RANGE[1] and ratio >= SUSPECT_MIN_AXIS_RATIO
 
 
+#: Peaks of the radius scan are this many candidate radii apart.
+_RADIUS_PEAK_DIST_RADII = 1.6
+
+
 def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
     """The radius whose disc filter gives the strongest four peaks (0 when none)."""
     best_r, best_score = 0.0, 0.0
     r = lo_px
-    filt = _DiscFilter(residual, hi_px)
+    # _peaks reads the response only on the box of ``allowed`` grown by its
+    # neighbourhood's half-size (at least 1 px): the filter computes it there
+    # only, with smaller DFTs (equal up to float32 rounding).
+    a_rows, a_cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
+    if a_rows.size == 0:
+        return 0.0  # no peak anywhere (every radius scores 0)
+    grow = max(1, _peak_kernel_px(_RADIUS_PEAK_DIST_RADII * hi_px) // 2)
+    window = (int(a_rows[0]) - grow, int(a_rows[-1]) + 1 + grow, int(a_cols[0]) - grow, int(a_cols[-1]) + 1 + grow)
+    filt = _DiscFilter(residual, hi_px, window)
     while r <= hi_px:
         resp = filt.response(r)
-        peaks = _peaks(resp, allowed, 0.0, 1.6 * r)
+        peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r)
         score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
         if score > best_score:
             best_r, best_score = r, score
