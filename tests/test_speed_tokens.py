@@ -400,3 +400,35 @@ def test_disc_filter_window_same_up_to_rounding(seed):
         assert np.abs(got[inside] - want[inside]).max() <= 2e-5 * np.abs(want).max()
     with pytest.raises(ValueError, match="radius_px"):
         part.response(30.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_column_means_same_bits_as_sliced_means(seed):
+    """The padded-column sector means of sector_support are each slice's ``mean(axis=0)``, bit for bit."""
+    rng = np.random.default_rng(seed)
+    for _ in range(200):
+        n = int(rng.integers(1, 600))
+        values = np.zeros((n + 1, 3), np.float32)
+        values[:n] = rng.standard_normal((n, 3)) * rng.uniform(0.01, 80) + rng.uniform(-30, 30)
+        order = rng.permutation(n)[:int(rng.integers(1, n + 1))]
+        cuts = np.sort(rng.integers(0, order.size + 1, 7))
+        bounds = np.concatenate([[0], cuts, [order.size]]).astype(np.int64)
+        got = T._column_means(values, T._sector_columns(order, bounds, n), np.diff(bounds))
+        for k in range(8):
+            if bounds[k + 1] > bounds[k]:
+                want = values[order[bounds[k]:bounds[k + 1]]].mean(axis=0)
+                assert got[k].dtype == want.dtype and np.array_equal(got[k], want)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_sector_support_same_on_random_residuals(seed):
+    rng = np.random.default_rng(seed)
+    residual = cv2.GaussianBlur(rng.normal(0, 4, (120, 120, 3)).astype(np.float32), ksize=(0, 0), sigmaX=2.0)
+    n_total = 0
+    for _ in range(150):
+        r = float(rng.uniform(3, 20))
+        x, y = (float(v) for v in rng.integers(0, 120, 2))
+        got, want = T.sector_support(residual, x, y, r), ref_sector_support(residual, x, y, r)
+        assert got[0] == want[0] and got[1] == want[1]
+        n_total += got[0]
+    assert n_total > 0

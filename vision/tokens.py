@@ -607,14 +607,50 @@ def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
 
 #: Window geometry of :func:`sector_support` by (radius, half-size), for a
 #: centre on a whole pixel (see :func:`_sector_window`).
-_SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                              np.ndarray]] = {}
+_SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, ...]] = {}
 #: Sectors of :func:`sector_support`.
 _SUPPORT_SECTORS = 8
 
 
-def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                           np.ndarray, np.ndarray]:
+def _sector_columns(order: np.ndarray, bounds: np.ndarray, sentinel: int) -> np.ndarray:
+    """Each sector's pixels as one column: ``(L, n_sectors)`` flat indices, sector
+    ``k``'s pixels ``order[bounds[k]:bounds[k + 1]]`` from the top of column ``k``
+    and ``sentinel`` below (L = the largest sector)."""
+    counts = np.diff(bounds)
+    cols = np.full((max(int(counts.max(initial=0)), 1), counts.size), sentinel, np.int64)
+    for k in range(counts.size):
+        cols[:counts[k], k] = order[bounds[k]:bounds[k + 1]]
+    return cols
+
+
+def _column_means(values: np.ndarray, cols: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Every sector's mean at once, with the bits of ``values[idx].mean(axis=0)``.
+
+    Parameters
+    ----------
+    values : ndarray, float32, (N, C)
+        Pixel values; the row that the padding of ``cols`` points to is 0.
+    cols : ndarray, int, (L, K)
+        Column ``k``: sector ``k``'s rows of ``values`` from the top, then padding
+        (see :func:`_sector_columns`).
+    counts : ndarray, int, (K,)
+        Rows per sector (the rest of its column is padding).
+
+    Returns
+    -------
+    ndarray, float32, (K, C)
+        Row ``k`` is ``values[cols[:counts[k], k]].mean(axis=0)``, bit for bit
+        (NaN where ``counts[k]`` is 0).  NumPy sums an (n, C) C-ordered array
+        over axis 0 row after row in float32, so the (L, K, C) gather summed
+        over axis 0 adds each sector's values in the same order and then only
+        +0.0; ``mean`` then divides the float32 sum by the count as an intp (in
+        float64, cast to float32), as here.
+    """
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.true_divide(values[cols].sum(axis=0), counts.astype(np.intp)[:, None]).astype(np.float32)
+
+
+def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, ...]:
     """The face disc and surround ring of :func:`sector_support` on a whole window.
 
     The same arithmetic as :func:`sector_support` on a window that the canvas
@@ -625,8 +661,12 @@ def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, np.ndarray,
     -------
     face_idx, ring_idx : ndarray, int64
         Flat indices of the face disc's and the ring's pixels, row-major.
-    face_order, face_bounds, ring_order, ring_bounds : ndarray, int64
-        The same pixels by sector (:func:`_sectors_sorted`).
+    face_cols, ring_cols : ndarray, int64, (L, 8)
+        The same pixels by sector (:func:`_sectors_sorted`), one column per
+        sector (:func:`_sector_columns`), padded with the index
+        ``(2 half + 1) ** 2`` (one past the window: a zero row is put there).
+    face_counts, ring_counts : ndarray, int64, (8,)
+        Pixels per sector.
     """
     key = (float(radius_px), half)
     got = _SECTOR_WINDOWS.get(key)
@@ -637,8 +677,13 @@ def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, np.ndarray,
         sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
         face = rho < DISC_FACE_FRAC * radius_px
         ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
-        got = (np.flatnonzero(face), np.flatnonzero(ring), *_sectors_sorted(face, sector, _SUPPORT_SECTORS),
-               *_sectors_sorted(ring, sector, _SUPPORT_SECTORS))
+        sentinel = (2 * half + 1) ** 2
+        face_order, face_bounds = _sectors_sorted(face, sector, _SUPPORT_SECTORS)
+        ring_order, ring_bounds = _sectors_sorted(ring, sector, _SUPPORT_SECTORS)
+        got = (np.flatnonzero(face), np.flatnonzero(ring), _sector_columns(face_order, face_bounds, sentinel),
+               _sector_columns(ring_order, ring_bounds, sentinel), np.diff(face_bounds), np.diff(ring_bounds))
+        for arr in got:
+            arr.setflags(write=False)
         if len(_SECTOR_WINDOWS) >= 64:
             _SECTOR_WINDOWS.clear()
         _SECTOR_WINDOWS[key] = got
@@ -669,25 +714,24 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
     if not (float(x).is_integer() and float(y).is_integer() and x1 - x0 == y1 - y0 == 2 * half + 1
-            and residual.dtype == np.float32 and residual.ndim == 3):
+            and residual.dtype == np.float32 and residual.ndim == 3 and residual.shape[2] == 3):
         return _sector_support_direct(residual, x, y, radius_px)
-    face_idx, ring_idx, face_order, face_bounds, ring_order, ring_bounds = _sector_window(radius_px, half)
+    face_idx, ring_idx, face_cols, ring_cols, face_counts, ring_counts = _sector_window(radius_px, half)
     if face_idx.size == 0 or ring_idx.size == 0:
         return 0, 0.0
-    patch = residual[y0:y1, x0:x1].reshape(-1, residual.shape[2])
+    # the window's pixels, then one zero row (the columns' padding)
+    patch = np.zeros(((2 * half + 1) ** 2 + 1, 3), np.float32)
+    patch[:-1].reshape(2 * half + 1, 2 * half + 1, 3)[...] = residual[y0:y1, x0:x1]
     overall = patch[face_idx].mean(axis=0) - patch[ring_idx].mean(axis=0)
     norm = float(np.linalg.norm(overall))
     if norm <= 0:
         return 0, 0.0
     u = overall / norm
-    # Each sector's pixels as one (n, 3) C-ordered array, the same values in
-    # the same order as the boolean-mask selection: the same means, bit for bit.
-    faces, rings = patch[face_order], patch[ring_order]
+    face_means, ring_means = _column_means(patch, face_cols, face_counts), _column_means(patch, ring_cols, ring_counts)
     n = 0
     for k in range(_SUPPORT_SECTORS):
-        fa, fb, ga, gb = face_bounds[k], face_bounds[k + 1], ring_bounds[k], ring_bounds[k + 1]
-        if fb > fa and gb > ga:
-            d = faces[fa:fb].mean(axis=0) - rings[ga:gb].mean(axis=0)
+        if face_counts[k] > 0 and ring_counts[k] > 0:
+            d = face_means[k] - ring_means[k]
             n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
     return n, norm
 
