@@ -432,3 +432,38 @@ def test_sector_support_same_on_random_residuals(seed):
         assert got[0] == want[0] and got[1] == want[1]
         n_total += got[0]
     assert n_total > 0
+
+
+def ref_half_max_radius(delta_e, blob):
+    """tokens.half_max_radius before round 4 (np.nonzero on the whole canvas)."""
+    rr, cc = np.nonzero(blob)
+    if rr.size == 0:
+        return 0.0
+    peak = float(np.percentile(delta_e[rr, cc], 90))
+    eq = math.sqrt(rr.size / math.pi)
+    pad = int(math.ceil(eq)) + 2
+    s = delta_e.shape[0]
+    y0, y1 = max(0, rr.min() - pad), min(s, rr.max() + pad + 1)
+    x0, x1 = max(0, cc.min() - pad), min(s, cc.max() + pad + 1)
+    region = (delta_e[y0:y1, x0:x1] > 0.5 * peak).astype(np.uint8)
+    n, labels = cv2.connectedComponents(region, connectivity=8)
+    inside = labels[blob[y0:y1, x0:x1]]
+    inside = inside[inside > 0]
+    if inside.size == 0:
+        return eq
+    main = np.bincount(inside).argmax()
+    return math.sqrt(float((labels == main).sum()) / math.pi)
+
+
+def test_half_max_radius_same(views):
+    n = 0
+    for view in views:
+        mask, _ = T._blob_mask(view)
+        for b in T._blobs(view, mask, 5.0):
+            assert T.half_max_radius(view.delta_e, b.mask) == ref_half_max_radius(view.delta_e, b.mask)
+            n += 1
+        edge = np.zeros(mask.shape, bool)
+        edge[0, 5:9] = edge[1, 6] = edge[-1, -1] = True  # touching the canvas edge
+        assert T.half_max_radius(view.delta_e, edge) == ref_half_max_radius(view.delta_e, edge)
+    assert n > 0
+    assert T.half_max_radius(views[0].delta_e, np.zeros(mask.shape, bool)) == 0.0

@@ -367,9 +367,16 @@ def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
         Equivalent-area radius, pixels, of the region above half the blob's
         peak that contains the blob (within a window of twice its size).
     """
-    rr, cc = np.nonzero(blob)
-    if rr.size == 0:
+    # The blob's pixels from its bounding box (the same row-major order as
+    # ``np.nonzero`` on the whole canvas, at a fraction of the cost).
+    b_rows = np.flatnonzero(blob.any(axis=1))
+    if b_rows.size == 0:
         return 0.0
+    b_cols = np.flatnonzero(blob.any(axis=0))
+    by0, bx0 = int(b_rows[0]), int(b_cols[0])
+    rr, cc = np.nonzero(blob[by0:int(b_rows[-1]) + 1, bx0:int(b_cols[-1]) + 1])
+    rr += by0
+    cc += bx0
     peak = float(np.percentile(delta_e[rr, cc], 90))
     eq = math.sqrt(rr.size / math.pi)
     pad = int(math.ceil(eq)) + 2
