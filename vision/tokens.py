@@ -841,22 +841,30 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     ay0, ay1 = max(0, int(a_rows[0]) - 1), min(h, int(a_rows[-1]) + 2)
     ax0, ax1 = max(0, int(a_cols[0]) - 1), min(w, int(a_cols[-1]) + 2)
     grown = response[ay0:ay1, ax0:ax1]
-    cand = np.zeros(response.shape, bool)
-    cand[ay0:ay1, ax0:ax1] = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1]
-                              & (grown >= min_value))
+    # candidates, on the grown box only
+    cand = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1] & (grown >= min_value))
     rows, cols = np.flatnonzero(cand.any(axis=1)), np.flatnonzero(cand.any(axis=0))
     if rows.size == 0:
         return []
+    cy0, cy1, cx0, cx1 = ay0 + int(rows[0]), ay0 + int(rows[-1]) + 1, ax0 + int(cols[0]), ax0 + int(cols[-1]) + 1
     half = k // 2
-    y0, y1 = max(0, int(rows[0]) - half), min(h, int(rows[-1]) + half + 1)
-    x0, x1 = max(0, int(cols[0]) - half), min(w, int(cols[-1]) + half + 1)
+    y0, y1 = max(0, cy0 - half), min(h, cy1 + half)
+    x0, x1 = max(0, cx0 - half), min(w, cx1 + half)
     box = response[y0:y1, x0:x1]
     square_half, dy, dx = _peak_neighbourhood(k)
-    sub = cand[y0:y1, x0:x1]
+    # ``inner``: the candidates' own box within ``box`` (no candidate outside it)
+    inner = (slice(cy0 - y0, cy1 - y0), slice(cx0 - x0, cx1 - x0))
+    sub = cand[cy0 - ay0:cy1 - ay0, cx0 - ax0:cx1 - ax0]
     if square_half > 0:
         square = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * square_half + 1, 2 * square_half + 1))
-        sub = sub & (box >= cv2.dilate(box, square))
-    ys, xs = np.nonzero(sub)
+        sub = sub & (box[inner] >= cv2.dilate(box, square)[inner])
+    # row-major, as np.nonzero (cv2.findNonZero scans the rows in order)
+    found = cv2.findNonZero(sub.view(np.uint8))
+    if found is None:
+        return []
+    found = found.reshape(-1, 2)  # (x, y) points
+    ys = found[:, 1].astype(np.intp) + (cy0 - y0)
+    xs = found[:, 0].astype(np.intp) + (cx0 - x0)
     if ys.size:
         # The box padded by the kernel's half-size with -inf (outside the
         # image: never a neighbour), so every offset stays in the array.
@@ -885,9 +893,13 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     # exact in int64 and float64).
     xo, yo = xs[order].astype(np.int64), ys[order].astype(np.int64)
     near = (xo[:, None] - xo[None, :]) ** 2 + (yo[:, None] - yo[None, :]) ** 2 < min_dist_px ** 2
+    # (``near`` is symmetric: a peak is dropped once one kept before it is near)
     keep = np.zeros(order.size, bool)
+    alive = np.ones(order.size, bool)
     for i in range(order.size):
-        keep[i] = not (near[i, :i] & keep[:i]).any()
+        if alive[i]:
+            keep[i] = True
+            alive &= ~near[i]
     return [(int(x), int(y)) for x, y in zip(xo[keep], yo[keep])]
 
 
