@@ -154,3 +154,34 @@ def test_radial_median_profile_equals_the_plain_computation():
     got = radial_median_profile(lab, radius, mask, 2.0, 22)
     assert np.array_equal(got, _radial_median_plain(lab, radius, mask, 2.0, 22))
     assert math.isfinite(float(got.sum()))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fast_median_same_bits_as_np_median(seed):
+    """Both dtypes, odd and even counts, ties, infinities, NaN, sorted input,
+    arrays too small for the band, and bands that miss the middle."""
+    from vision.plate import fast_median
+
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 7, 4095, 4096, 4097, 22000, 41001):
+        for dtype in (np.float32, np.float64):
+            base = rng.standard_normal(n) * rng.uniform(0.1, 50)
+            cases = [base, np.abs(base), np.round(base), np.sort(base), np.sort(base)[::-1], np.zeros(n),
+                     np.where(rng.random(n) < 0.5, 1.0, 2.0)]
+            with_inf = base.copy()
+            with_inf[:: 7] = np.inf
+            cases.append(with_inf)
+            skewed = base.copy()
+            skewed[: n // 3] = -1e6  # the sample's middle lies away from the true middle only by chance
+            cases.append(skewed)
+            for values in cases:
+                values = values.astype(dtype)
+                got, want = fast_median(values), np.median(values)
+                assert type(got) is type(want) and np.array_equal(got, want), (n, dtype)
+            nan = base.astype(dtype)
+            nan[n // 2] = np.nan
+            assert np.isnan(fast_median(nan))
+    with pytest.raises(TypeError, match="values"):
+        fast_median(np.zeros((4, 4), np.float32))
+    with pytest.raises(TypeError, match="values"):
+        fast_median(np.zeros(5000, np.int32))
