@@ -185,3 +185,48 @@ def test_fast_median_same_bits_as_np_median(seed):
         fast_median(np.zeros((4, 4), np.float32))
     with pytest.raises(TypeError, match="values"):
         fast_median(np.zeros(5000, np.int32))
+
+
+def _not_cloth_plain(deviation, lightness):
+    from vision.plate import CLOTH_DEVIATION_UNITS, SHADOW_MAX_CHROMA_UNITS
+
+    chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+    return ((deviation > CLOTH_DEVIATION_UNITS)
+            & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_not_cloth_mask_equals_the_plain_computation(seed):
+    """Random maps, values right at the chroma limit, NaN and infinities."""
+    from vision.plate import _SHADOW_MIN_CHROMA_SQ, SHADOW_MAX_CHROMA_UNITS, not_cloth_mask
+
+    rng = np.random.default_rng(seed)
+    light = (rng.standard_normal((120, 90)) * 12).astype(np.float32)
+    chroma = rng.uniform(0, 8, light.shape).astype(np.float32)
+    dev = np.sqrt(light * light + chroma * chroma).astype(np.float32)
+    # pixels whose d^2 - l^2 lies within a few ulps of the limit's square
+    edge = np.float32(_SHADOW_MIN_CHROMA_SQ)
+    for i, steps in enumerate(range(-3, 4)):
+        x = edge
+        for _ in range(abs(steps)):
+            x = np.nextafter(x, np.float32(np.inf if steps > 0 else 0))
+        light[0, i] = -1.0
+        dev[0, i] = np.sqrt(np.float32(1.0) + x)
+    dev[1, :4] = [np.nan, np.inf, 9.0, np.inf]
+    light[1, :4] = [-1.0, -np.inf, np.nan, np.inf]
+    dev[2] = 9.0  # deviation just above CLOTH_DEVIATION_UNITS, lightness negative
+    got, want = not_cloth_mask(dev, light), _not_cloth_plain(dev, light)
+    assert got.dtype == np.uint8 and got.shape == want.shape and np.array_equal(got, want)
+    assert 0 < int(got.sum()) < got.size
+    # the threshold itself: sqrt(v) > limit exactly from _SHADOW_MIN_CHROMA_SQ on
+    x = edge
+    for _ in range(5):
+        x = np.nextafter(x, np.float32(0))
+    for _ in range(10):
+        assert bool(np.sqrt(x) > np.float32(SHADOW_MAX_CHROMA_UNITS)) == bool(x >= edge)
+        x = np.nextafter(x, np.float32(np.inf))
+    # the mask of a real frame
+    small = cv2.resize(render_scene(seed + 30, "outcome", size=(960, 540)).image, (569, 320),
+                       interpolation=cv2.INTER_AREA)
+    d, l = cloth_deviation(small)
+    assert np.array_equal(not_cloth_mask(d, l), _not_cloth_plain(d, l))

@@ -218,6 +218,25 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sqrt(u0 * u0 + u1 * u1 + u2 * u2), u0
 
 
+def _smallest_square_above(limit: float) -> np.float32:
+    """The smallest float32 ``x`` with ``np.sqrt(x) > limit`` in float32.
+
+    ``np.sqrt`` is correctly rounded, hence non-decreasing, so for float32
+    ``x``: ``np.sqrt(x) > limit`` exactly when ``x >= _smallest_square_above(limit)``.
+    """
+    if not (math.isfinite(limit) and limit >= 0):
+        raise ValueError(f"limit: expected a finite value >= 0, got {limit}")
+    lim = np.float32(limit)
+    x = np.float32(max(0.0, float(lim) * float(lim) * (1 - 1e-6)))
+    while not np.sqrt(x) > lim:
+        x = np.nextafter(x, np.float32(np.inf))
+    return x
+
+
+#: ``sqrt(max(v, 0)) > SHADOW_MAX_CHROMA_UNITS`` in float32 exactly when ``v >=`` this.
+_SHADOW_MIN_CHROMA_SQ = _smallest_square_above(SHADOW_MAX_CHROMA_UNITS)
+
+
 def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
     """Pixels that are neither cloth nor a shadow cast on the cloth.
 
@@ -225,13 +244,29 @@ def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
     counts only when it is brighter than the cloth or its colour (not just its
     lightness) differs.
 
+    Parameters
+    ----------
+    deviation, lightness : ndarray, float32, (H, W)
+        From :func:`cloth_deviation`, cloth spreads.
+
     Returns
     -------
     ndarray, uint8, (H, W), values 0 or 1
     """
-    chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
-    return ((deviation > CLOTH_DEVIATION_UNITS)
-            & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+    if deviation.dtype != np.float32 or lightness.dtype != np.float32:
+        # the squared chroma threshold below holds for float32 arithmetic
+        chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+        return ((deviation > CLOTH_DEVIATION_UNITS)
+                & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+    # chroma = sqrt(max(d^2 - l^2, 0)) > SHADOW_MAX_CHROMA_UNITS, without the
+    # sqrt: the same float32 d^2 - l^2 compared with the smallest float32
+    # square above the limit (NaN compares False either way)
+    chroma_sq = np.multiply(deviation, deviation)
+    chroma_sq -= np.multiply(lightness, lightness)
+    mask = chroma_sq >= _SHADOW_MIN_CHROMA_SQ
+    mask |= lightness > 0
+    mask &= deviation > CLOTH_DEVIATION_UNITS
+    return mask.view(np.uint8)
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
