@@ -467,3 +467,32 @@ def test_half_max_radius_same(views):
         assert T.half_max_radius(view.delta_e, edge) == ref_half_max_radius(view.delta_e, edge)
     assert n > 0
     assert T.half_max_radius(views[0].delta_e, np.zeros(mask.shape, bool)) == 0.0
+
+
+def ref_blobs(view, mask, min_area_px):
+    """tokens._blobs before round 4 (contrast and rim test on the whole canvas)."""
+    contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    out = []
+    r_frac = view.radius_px / view.plate_radius_px
+    for cnt in contours:
+        area = cv2.contourArea(cnt)
+        if area < min_area_px or len(cnt) < 5:
+            continue
+        filled = np.zeros(mask.shape, np.uint8)
+        cv2.drawContours(filled, [cnt], -1, color=1, thickness=cv2.FILLED)
+        sel = filled.astype(bool)
+        out.append((float(view.delta_e[sel].mean()), bool((r_frac[sel] > T.RIM_CROSSING_FRAC).any()), sel))
+    return out
+
+
+def test_blobs_same(views):
+    n = 0
+    for view in views:
+        mask, _ = T._blob_mask(view)
+        got, want = T._blobs(view, mask, 5.0), ref_blobs(view, mask, 5.0)
+        assert len(got) == len(want)
+        for b, (contrast, crosses, sel) in zip(got, want):
+            assert b.contrast == contrast and b.crosses_rim == crosses
+            assert b.mask.dtype == np.bool_ and np.array_equal(b.mask, sel)
+            n += 1
+    assert n > 0

@@ -296,7 +296,12 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
             continue
         filled = np.zeros(mask.shape, np.uint8)
         cv2.drawContours(filled, [cnt], -1, color=1, thickness=cv2.FILLED)
-        sel = filled.astype(bool)
+        sel = filled.view(bool)  # (0 or 1: a bool array's bytes)
+        # its pixels, row-major, from the contour's bounding box: the same
+        # values in the same order as ``delta_e[sel]`` on the whole canvas
+        bx, by, bw, bh = cv2.boundingRect(cnt)
+        box = (slice(by, by + bh), slice(bx, bx + bw))
+        sel_box = sel[box]
         hull_area = cv2.contourArea(cv2.convexHull(cnt))
         (ex, ey), (d1, d2), ang = cv2.fitEllipse(cnt)
         m = cv2.moments(cnt)
@@ -306,8 +311,8 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
         out.append(_Blob(
             x=float(cx), y=float(cy), area=float(area), major=float(major), minor=float(minor),
             angle_deg=float(angle % 180.0), solidity=float(area / hull_area) if hull_area > 0 else 0.0,
-            contrast=float(view.delta_e[sel].mean()), crosses_rim=bool((r_frac[sel] > RIM_CROSSING_FRAC).any()),
-            mask=sel))
+            contrast=float(view.delta_e[box][sel_box].mean()),
+            crosses_rim=bool((r_frac[box][sel_box] > RIM_CROSSING_FRAC).any()), mask=sel))
     return out
 
 
