@@ -230,3 +230,19 @@ def test_not_cloth_mask_equals_the_plain_computation(seed):
                        interpolation=cv2.INTER_AREA)
     d, l = cloth_deviation(small)
     assert np.array_equal(not_cloth_mask(d, l), _not_cloth_plain(d, l))
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 7, 9, 13, 19, 25, 31, 41, 61])
+def test_open_ellipse_equals_morphology_ex(k):
+    """Random blobs and noise, touching every border of the image."""
+    from vision.plate import _ellipse_rects, _open_ellipse
+
+    rng = np.random.default_rng(k)
+    mask = np.zeros((97, 131), np.uint8)
+    cv2.ellipse(mask, (60, 45), (70, 40), 15, 0, 360, 1, -1)  # cut by every edge
+    mask[rng.random(mask.shape) < 0.05] ^= 1
+    mask[:, :3] = 1
+    want = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    got = _open_ellipse(mask, k)
+    assert got.dtype == np.uint8 and np.array_equal(got, want)
+    assert _ellipse_rects(k) is not None  # the fast path is the one tested

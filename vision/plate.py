@@ -269,6 +269,75 @@ def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
     return mask.view(np.uint8)
 
 
+#: :func:`_ellipse_rects` by kernel size.
+_ELLIPSE_RECTS: dict[int, tuple[tuple[int, int], ...] | None] = {}
+
+
+def _ellipse_rects(k: int) -> tuple[tuple[int, int], ...] | None:
+    """``cv2.MORPH_ELLIPSE`` of size ``k`` x ``k`` as a union of centred rectangles.
+
+    Parameters
+    ----------
+    k : int
+        Kernel size, pixels (odd, >= 1).
+
+    Returns
+    -------
+    tuple of (half_width, half_height), pixels, or None
+        One rectangle per distinct row width (the tallest band of rows at
+        least that wide); None if their union were not exactly the element
+        (then the element is used as it is).
+    """
+    got = _ELLIPSE_RECTS.get(k, False)
+    if got is False:
+        element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        c = k // 2
+        half_widths = [int(np.flatnonzero(row).max()) - c if row.any() else -1 for row in element]
+        rects = []
+        for hw in sorted({w for w in half_widths if w >= 0}):
+            hh = max(abs(dy - c) for dy, w in enumerate(half_widths) if w >= hw)
+            rects.append((hw, hh))
+        union = np.zeros_like(element)
+        for hw, hh in rects:
+            union[c - hh:c + hh + 1, c - hw:c + hw + 1] = 1
+        got = tuple(rects) if np.array_equal(union, element) else None
+        _ELLIPSE_RECTS[k] = got
+    return got
+
+
+def _open_ellipse(mask: np.ndarray, k: int) -> np.ndarray:
+    """``cv2.morphologyEx(mask, cv2.MORPH_OPEN, <MORPH_ELLIPSE k x k>)`` of a 0/1 mask, bit for bit.
+
+    For a flat structuring element that is a union of sets, erosion is the
+    minimum of the erosions by each set and dilation the maximum of the
+    dilations; the ellipse is a union of a few centred rectangles (see
+    :func:`_ellipse_rects`), whose erosions and dilations OpenCV does
+    separably.  Pixels beyond the image never count, in both (OpenCV's
+    default morphology border).
+
+    Parameters
+    ----------
+    mask : ndarray, uint8, (H, W)
+    k : int
+        Kernel size, pixels (odd, >= 1).
+
+    Returns
+    -------
+    ndarray, uint8, (H, W)
+    """
+    rects = _ellipse_rects(k)
+    if rects is None or len(rects) < 2:
+        return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    kernels = [cv2.getStructuringElement(cv2.MORPH_RECT, (2 * hw + 1, 2 * hh + 1)) for hw, hh in rects]
+    eroded = cv2.erode(mask, kernels[0])
+    for kernel in kernels[1:]:
+        cv2.bitwise_and(eroded, cv2.erode(mask, kernel), dst=eroded)
+    opened = cv2.dilate(eroded, kernels[0])
+    for kernel in kernels[1:]:
+        cv2.bitwise_or(opened, cv2.dilate(eroded, kernel), dst=opened)
+    return opened
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
@@ -332,7 +401,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         region = _fill_holes((labels[y0:y1, x0:x1] == i).astype(np.uint8))
         eq_radius = math.sqrt(region.sum() / math.pi)
         k = max(3, int(2 * round(PLATE_OPEN_FRAC * eq_radius) + 1))
-        region = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        region = _open_ellipse(region, k)
         m2, lab2, st2, _ = cv2.connectedComponentsWithStats(region, connectivity=8)
         if m2 < 2:
             continue
