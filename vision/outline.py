@@ -175,15 +175,36 @@ def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return _cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px))
 
 
+#: :func:`_outline_grid` by half-size (a frame's three radii are new, their
+#: windows' half-sizes mostly not).
+_OUTLINE_GRIDS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _outline_grid(half: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distance from the centre and sector of every pixel of a (2 half + 1)-square window.
+
+    Returns
+    -------
+    rho : ndarray, float32, (K, K)
+        Pixels.
+    sector : ndarray, int32, (K, K)
+        0 .. ``OUTLINE_SECTORS - 1``.
+    Both read-only.
+    """
+    def make() -> tuple[np.ndarray, np.ndarray]:
+        yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+        sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
+        return np.hypot(xx, yy), sector
+    return _cached(_OUTLINE_GRIDS, half, make)
+
+
 def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_outline_masks`, computed."""
     half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
-    rho = np.hypot(xx, yy)
+    rho, sector = _outline_grid(half)
     ring = np.abs(rho - radius_px) < OUTLINE_HALF_WIDTH_PX
     inner = (rho > OUTLINE_SIDES_FRAC[0] * radius_px) & (rho < radius_px - OUTLINE_GAP_PX)
     outer = (rho > radius_px + OUTLINE_GAP_PX) & (rho < OUTLINE_SIDES_FRAC[1] * radius_px)
-    sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
     return ring, inner | outer, sector
 
 
