@@ -496,3 +496,20 @@ def test_blobs_same(views):
             assert b.mask.dtype == np.bool_ and np.array_equal(b.mask, sel)
             n += 1
     assert n > 0
+
+
+def ref_disc_kernel(radius_px):
+    """tokens._disc_kernel before round 4 (its own grid every call)."""
+    half = int(math.ceil(T.DISC_SURROUND_FRAC[1] * radius_px + 1))
+    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+    rho = np.hypot(xx, yy)
+    face = (rho < T.DISC_FACE_FRAC * radius_px).astype(np.float32)
+    ring = ((rho >= T.DISC_SURROUND_FRAC[0] * radius_px) & (rho < T.DISC_SURROUND_FRAC[1] * radius_px)
+            ).astype(np.float32)
+    return face / max(face.sum(), 1.0) - ring / max(ring.sum(), 1.0)
+
+
+def test_disc_kernel_same_bits():
+    for r in np.linspace(1.5, 30.0, 97):
+        got, want = T._disc_kernel(float(r)), ref_disc_kernel(float(r))
+        assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))

@@ -451,11 +451,44 @@ def _axis_ratio(points: np.ndarray) -> float:
     return float(math.sqrt(max(lo, 0.0) / hi)) if hi > 0 else 0.0
 
 
+#: Window grids of the disc filter by half-size (see :func:`_disc_grid`).
+_DISC_GRIDS: dict[int, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _disc_grid(half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Distances and sectors of a (2 half + 1)-square window around its centre pixel.
+
+    A frame's token radius is new, the window's half-size mostly not.
+
+    Returns
+    -------
+    rho32 : ndarray, float32, (K, K)
+        Distance, pixels, from float32 offsets (:func:`_disc_kernel`).
+    rho64 : ndarray, float64, (K, K)
+        Distance, pixels, from float64 offsets (:func:`_sector_window`).
+    sector : ndarray, int32, (K, K)
+        Sector 0..7 of :func:`sector_support`.
+    All read-only.
+    """
+    got = _DISC_GRIDS.get(half)
+    if got is None:
+        yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+        rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
+        dx, dy = cc - float(half), rr - float(half)
+        got = (np.hypot(xx, yy), np.hypot(dx, dy),
+               ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8)
+        for arr in got:
+            arr.setflags(write=False)
+        if len(_DISC_GRIDS) >= 64:
+            _DISC_GRIDS.clear()
+        _DISC_GRIDS[half] = got
+    return got
+
+
 def _disc_kernel(radius_px: float) -> np.ndarray:
     """Zero-mean kernel: +mean over the face disc, -mean over the surround ring."""
     half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
-    rho = np.hypot(xx, yy)
+    rho = _disc_grid(half)[0]
     face = (rho < DISC_FACE_FRAC * radius_px).astype(np.float32)
     ring = ((rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)).astype(np.float32)
     return face / max(face.sum(), 1.0) - ring / max(ring.sum(), 1.0)
@@ -684,10 +717,7 @@ def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, ...]:
     key = (float(radius_px), half)
     got = _SECTOR_WINDOWS.get(key)
     if got is None:
-        rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
-        dx, dy = cc - float(half), rr - float(half)
-        rho = np.hypot(dx, dy)
-        sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+        _, rho, sector = _disc_grid(half)
         face = rho < DISC_FACE_FRAC * radius_px
         ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
         sentinel = (2 * half + 1) ** 2
