@@ -513,3 +513,14 @@ def test_disc_kernel_same_bits():
     for r in np.linspace(1.5, 30.0, 97):
         got, want = T._disc_kernel(float(r)), ref_disc_kernel(float(r))
         assert got.dtype == want.dtype and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_peaks_with_the_callers_allowed_box(views):
+    for view in views[:5]:
+        residual = _masked_residual(view)
+        allowed = view.radius_px < T.FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+        box = T._true_box(allowed)
+        for r in (9.0, 17.0, 25.6):
+            resp = T.disc_response(residual, r)
+            assert T._peaks(resp, allowed, 0.0, 1.6 * r, allowed_box=box) == ref_peaks(resp, allowed, 0.0, 1.6 * r)
+    assert T._true_box(np.zeros((5, 5), bool)) is None

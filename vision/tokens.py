@@ -853,13 +853,46 @@ def _peak_neighbourhood(k: int) -> tuple[int, np.ndarray, np.ndarray]:
     return got
 
 
+def _true_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """``(y0, y1, x0, x1)``, end-exclusive: the bounding box of a 2-D mask's
+    true pixels; None when there is none."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(mask.any(axis=0))
+    return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+
+
 def _peak_kernel_px(min_dist_px: float) -> int:
     """Side, pixels (odd, >= 3), of the neighbourhood of which a peak of
     :func:`_peaks` with ``min_dist_px`` is the maximum."""
     return max(3, int(2 * round(min_dist_px / 2) + 1))
 
 
-def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
+def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float, *,
+           allowed_box: tuple[int, int, int, int] | None = None) -> list[tuple[int, int]]:
+    """Local maxima of ``response`` on ``allowed``, strongest first, at least ``min_dist_px`` apart.
+
+    Parameters
+    ----------
+    response : ndarray, float32, (H, W)
+    allowed : ndarray, bool, (H, W)
+        Where a peak may lie.
+    min_value : float
+        Smallest peak value.
+    min_dist_px : float
+        A peak is the maximum of the ``cv2.MORPH_ELLIPSE`` neighbourhood of
+        :func:`_peak_kernel_px` pixels; kept peaks are at least this far apart
+        (pixels), the stronger kept first.
+    allowed_box : (int, int, int, int), optional
+        ``(y0, y1, x0, x1)``, end-exclusive: the bounding box of ``allowed``'s
+        true pixels, when the caller has it (the radius scan calls this with
+        one mask 14 times).
+
+    Returns
+    -------
+    list of (x, y), pixels
+    """
     k = _peak_kernel_px(min_dist_px)
     # A peak is the maximum of its elliptical neighbourhood (the
     # cv2.MORPH_ELLIPSE element of size k, clipped to the image).  It is in
@@ -871,11 +904,12 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
     # (clipped): every allowed pixel has its neighbours there, as on the
     # whole image.
     h, w = response.shape
-    a_rows, a_cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
-    if a_rows.size == 0:
-        return []
-    ay0, ay1 = max(0, int(a_rows[0]) - 1), min(h, int(a_rows[-1]) + 2)
-    ax0, ax1 = max(0, int(a_cols[0]) - 1), min(w, int(a_cols[-1]) + 2)
+    if allowed_box is None:
+        allowed_box = _true_box(allowed)
+        if allowed_box is None:
+            return []
+    ay0, ay1 = max(0, allowed_box[0] - 1), min(h, allowed_box[1] + 1)
+    ax0, ax1 = max(0, allowed_box[2] - 1), min(w, allowed_box[3] + 1)
     grown = response[ay0:ay1, ax0:ax1]
     # candidates, on the grown box only
     cand = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1] & (grown >= min_value))
@@ -1048,15 +1082,15 @@ def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, 
     # _peaks reads the response only on the box of ``allowed`` grown by its
     # neighbourhood's half-size (at least 1 px): the filter computes it there
     # only, with smaller DFTs (equal up to float32 rounding).
-    a_rows, a_cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
-    if a_rows.size == 0:
+    box = _true_box(allowed)
+    if box is None:
         return 0.0  # no peak anywhere (every radius scores 0)
     grow = max(1, _peak_kernel_px(_RADIUS_PEAK_DIST_RADII * hi_px) // 2)
-    window = (int(a_rows[0]) - grow, int(a_rows[-1]) + 1 + grow, int(a_cols[0]) - grow, int(a_cols[-1]) + 1 + grow)
+    window = (box[0] - grow, box[1] + grow, box[2] - grow, box[3] + grow)
     filt = _DiscFilter(residual, hi_px, window)
     while r <= hi_px:
         resp = filt.response(r)
-        peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r)
+        peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r, allowed_box=box)
         score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
         if score > best_score:
             best_r, best_score = r, score
