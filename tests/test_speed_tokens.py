@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import discs as D
 from vision import outline as O
 from vision import tokens as T
 from vision.canonical import make_canonical_view
@@ -350,7 +351,7 @@ def test_peaks_one_by_one_beyond_pair_limit(views, monkeypatch):
     allowed = view.radius_px < T.FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
     resp = T.disc_response(residual, 12.0)
     want = ref_peaks(resp, allowed, 0.0, 6.0)
-    monkeypatch.setattr(T, "_PEAK_PAIRS_MAX", 0)
+    monkeypatch.setattr(D, "_PEAK_PAIRS_MAX", 0)  # (the disc filter module's own limit)
     assert T._peaks(resp, allowed, 0.0, 6.0) == want and len(want) > 4
 
 
