@@ -246,3 +246,23 @@ def test_open_ellipse_equals_morphology_ex(k):
     got = _open_ellipse(mask, k)
     assert got.dtype == np.uint8 and np.array_equal(got, want)
     assert _ellipse_rects(k) is not None  # the fast path is the one tested
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_components_with_stats_same_as_32_bit_labels(seed):
+    """Dense noise (thousands of components, near the provisional-label bound),
+    blobs, an empty mask, and a shape too large for 16-bit labels."""
+    from vision.plate import _components_with_stats
+
+    rng = np.random.default_rng(seed)
+    for shape, density in (((320, 569), 0.3), ((320, 569), 0.5), ((511, 511), 0.25), ((97, 131), 0.6),
+                           ((320, 900), 0.3), ((40, 40), 0.0)):
+        mask = (rng.random(shape) < density).astype(np.uint8)
+        if seed % 2:
+            cv2.circle(mask, (shape[1] // 2, shape[0] // 2), min(shape) // 3, 1, -1)
+        n, labels, stats, cents = _components_with_stats(mask)
+        want = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        assert n == want[0] and np.array_equal(labels, want[1])
+        assert np.array_equal(stats, want[2]) and np.array_equal(cents, want[3])
+        fits = ((shape[0] + 1) // 2) * ((shape[1] + 1) // 2) + 1 < 65536
+        assert labels.dtype == (np.uint16 if fits else np.int32)

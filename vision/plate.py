@@ -338,6 +338,34 @@ def _open_ellipse(mask: np.ndarray, k: int) -> np.ndarray:
     return opened
 
 
+#: Labels a 16-bit label image can hold (0 .. 65535).
+_U16_LABELS = 1 << 16
+
+
+def _components_with_stats(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats(mask, connectivity=8)``, with 16-bit labels when they fit.
+
+    OpenCV's labelling keeps its provisional labels in the label image's type,
+    at most ``((h + 1) // 2) * ((w + 1) // 2) + 1`` of them for 8-connectivity
+    (one per 2 x 2 block); when that bound fits in 16 bits the same algorithm
+    runs on ``CV_16U`` labels (about twice as fast: half the memory written)
+    and gives the same labels, stats and centroids.
+
+    Parameters
+    ----------
+    mask : ndarray, uint8, (H, W)
+
+    Returns
+    -------
+    n, labels, stats, centroids
+        As ``cv2.connectedComponentsWithStats``; ``labels`` is uint16 or int32.
+    """
+    h, w = mask.shape[:2]
+    if ((h + 1) // 2) * ((w + 1) // 2) + 1 < _U16_LABELS:
+        return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_16U)
+    return cv2.connectedComponentsWithStats(mask, connectivity=8)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
@@ -381,7 +409,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     dev, dev_l = cloth_deviation(small)
     mask = not_cloth_mask(dev, dev_l)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, _ = _components_with_stats(mask)
     sh, sw = mask.shape
     min_minor_px = PLATE_MIN_MINOR_FRAC * sh
     min_area_px = math.pi * (min_minor_px / 2.0) ** 2 * 0.8
@@ -402,7 +430,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         eq_radius = math.sqrt(region.sum() / math.pi)
         k = max(3, int(2 * round(PLATE_OPEN_FRAC * eq_radius) + 1))
         region = _open_ellipse(region, k)
-        m2, lab2, st2, _ = cv2.connectedComponentsWithStats(region, connectivity=8)
+        m2, lab2, st2, _ = _components_with_stats(region)
         if m2 < 2:
             continue
         region = (lab2 == 1 + int(np.argmax(st2[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
