@@ -68,3 +68,18 @@ def test_profile_from_codes_same_bits_on_any_codes(seed):
     none = np.zeros((h, w), bool)
     assert np.array_equal(radial_median_profile_codes(lab8, ring_code_keys(np.full((h, w), -1), n_bins), n_bins),
                           radial_median_profile(cv2.LUT(lab8, _LAB_TABLE), radius, none, 4.0, n_bins))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_median_from_codes_same_bits_as_np_median(seed):
+    """Odd and even counts, narrow and wide code ranges, one pixel."""
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 3, 4, 101, 4608, 4609):
+        codes = rng.integers(0, 256, (n, 3), dtype=np.uint8)
+        codes[:, 1] = np.clip(rng.normal(128 + 30 * (seed - 3), 2, n), 0, 255).astype(np.uint8)
+        codes[:, 2] = codes[0, 2]  # one code only
+        want = np.median(cv2.LUT(codes[None], _LAB_TABLE)[0], axis=0)
+        got = C._median_from_codes(codes)
+        assert got.dtype == want.dtype == np.float32 and np.array_equal(got.view(np.uint32), want.view(np.uint32))
+    with pytest.raises(ValueError, match="codes"):
+        C._median_from_codes(np.zeros((0, 3), np.uint8))

@@ -154,3 +154,115 @@ def test_radial_median_profile_equals_the_plain_computation():
     got = radial_median_profile(lab, radius, mask, 2.0, 22)
     assert np.array_equal(got, _radial_median_plain(lab, radius, mask, 2.0, 22))
     assert math.isfinite(float(got.sum()))
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_fast_median_same_bits_as_np_median(seed):
+    """Both dtypes, odd and even counts, ties, infinities, NaN, sorted input,
+    arrays too small for the band, and bands that miss the middle."""
+    from vision.plate import fast_median
+
+    rng = np.random.default_rng(seed)
+    for n in (1, 2, 7, 4095, 4096, 4097, 22000, 41001):
+        for dtype in (np.float32, np.float64):
+            base = rng.standard_normal(n) * rng.uniform(0.1, 50)
+            cases = [base, np.abs(base), np.round(base), np.sort(base), np.sort(base)[::-1], np.zeros(n),
+                     np.where(rng.random(n) < 0.5, 1.0, 2.0)]
+            with_inf = base.copy()
+            with_inf[:: 7] = np.inf
+            cases.append(with_inf)
+            skewed = base.copy()
+            skewed[: n // 3] = -1e6  # the sample's middle lies away from the true middle only by chance
+            cases.append(skewed)
+            for values in cases:
+                values = values.astype(dtype)
+                got, want = fast_median(values), np.median(values)
+                assert type(got) is type(want) and np.array_equal(got, want), (n, dtype)
+            nan = base.astype(dtype)
+            nan[n // 2] = np.nan
+            assert np.isnan(fast_median(nan))
+    with pytest.raises(TypeError, match="values"):
+        fast_median(np.zeros((4, 4), np.float32))
+    with pytest.raises(TypeError, match="values"):
+        fast_median(np.zeros(5000, np.int32))
+
+
+def _not_cloth_plain(deviation, lightness):
+    from vision.plate import CLOTH_DEVIATION_UNITS, SHADOW_MAX_CHROMA_UNITS
+
+    chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+    return ((deviation > CLOTH_DEVIATION_UNITS)
+            & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_not_cloth_mask_equals_the_plain_computation(seed):
+    """Random maps, values right at the chroma limit, NaN and infinities."""
+    from vision.plate import _SHADOW_MIN_CHROMA_SQ, SHADOW_MAX_CHROMA_UNITS, not_cloth_mask
+
+    rng = np.random.default_rng(seed)
+    light = (rng.standard_normal((120, 90)) * 12).astype(np.float32)
+    chroma = rng.uniform(0, 8, light.shape).astype(np.float32)
+    dev = np.sqrt(light * light + chroma * chroma).astype(np.float32)
+    # pixels whose d^2 - l^2 lies within a few ulps of the limit's square
+    edge = np.float32(_SHADOW_MIN_CHROMA_SQ)
+    for i, steps in enumerate(range(-3, 4)):
+        x = edge
+        for _ in range(abs(steps)):
+            x = np.nextafter(x, np.float32(np.inf if steps > 0 else 0))
+        light[0, i] = -1.0
+        dev[0, i] = np.sqrt(np.float32(1.0) + x)
+    dev[1, :4] = [np.nan, np.inf, 9.0, np.inf]
+    light[1, :4] = [-1.0, -np.inf, np.nan, np.inf]
+    dev[2] = 9.0  # deviation just above CLOTH_DEVIATION_UNITS, lightness negative
+    got, want = not_cloth_mask(dev, light), _not_cloth_plain(dev, light)
+    assert got.dtype == np.uint8 and got.shape == want.shape and np.array_equal(got, want)
+    assert 0 < int(got.sum()) < got.size
+    # the threshold itself: sqrt(v) > limit exactly from _SHADOW_MIN_CHROMA_SQ on
+    x = edge
+    for _ in range(5):
+        x = np.nextafter(x, np.float32(0))
+    for _ in range(10):
+        assert bool(np.sqrt(x) > np.float32(SHADOW_MAX_CHROMA_UNITS)) == bool(x >= edge)
+        x = np.nextafter(x, np.float32(np.inf))
+    # the mask of a real frame
+    small = cv2.resize(render_scene(seed + 30, "outcome", size=(960, 540)).image, (569, 320),
+                       interpolation=cv2.INTER_AREA)
+    d, l = cloth_deviation(small)
+    assert np.array_equal(not_cloth_mask(d, l), _not_cloth_plain(d, l))
+
+
+@pytest.mark.parametrize("k", [1, 3, 5, 7, 9, 13, 19, 25, 31, 41, 61])
+def test_open_ellipse_equals_morphology_ex(k):
+    """Random blobs and noise, touching every border of the image."""
+    from vision.plate import _ellipse_rects, _open_ellipse
+
+    rng = np.random.default_rng(k)
+    mask = np.zeros((97, 131), np.uint8)
+    cv2.ellipse(mask, (60, 45), (70, 40), 15, 0, 360, 1, -1)  # cut by every edge
+    mask[rng.random(mask.shape) < 0.05] ^= 1
+    mask[:, :3] = 1
+    want = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    got = _open_ellipse(mask, k)
+    assert got.dtype == np.uint8 and np.array_equal(got, want)
+    assert _ellipse_rects(k) is not None  # the fast path is the one tested
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_components_with_stats_same_as_32_bit_labels(seed):
+    """Dense noise (thousands of components, near the provisional-label bound),
+    blobs, an empty mask, and a shape too large for 16-bit labels."""
+    from vision.plate import _components_with_stats
+
+    rng = np.random.default_rng(seed)
+    for shape, density in (((320, 569), 0.3), ((320, 569), 0.5), ((511, 511), 0.25), ((97, 131), 0.6),
+                           ((320, 900), 0.3), ((40, 40), 0.0)):
+        mask = (rng.random(shape) < density).astype(np.uint8)
+        if seed % 2:
+            cv2.circle(mask, (shape[1] // 2, shape[0] // 2), min(shape) // 3, 1, -1)
+        n, labels, stats, cents = _components_with_stats(mask)
+        want = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        assert n == want[0] and np.array_equal(labels, want[1])
+        assert np.array_equal(stats, want[2]) and np.array_equal(cents, want[3])
+        fits = ((shape[0] + 1) // 2) * ((shape[1] + 1) // 2) + 1 < 65536
+        assert labels.dtype == (np.uint16 if fits else np.int32)

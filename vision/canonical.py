@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .colour import lab_from_codes, radial_median_profile_codes, ring_code_keys
+from .colour import _LAB_TABLE, lab_from_codes, radial_median_profile_codes, ring_code_keys
 from .plate import plate_to_canonical, rectify
 from .types import Ellipse
 
@@ -120,6 +120,8 @@ class _CanvasGeometry:
     box: tuple[slice, slice]  # rows, columns: the bounding box of ``inside``
     ring_keys: np.ndarray   # int32 (box, 3): colour.ring_code_keys of ``inside``'s rings on ``box``
     inside_box: np.ndarray  # uint8 (box): ``inside`` on ``box``, 0 or 1 (an OpenCV mask)
+    centre_flat: np.ndarray  # intp (M,): flat indices of ``centre``'s pixels, row-major
+    ring_codes3: np.ndarray  # uint8 (S, S, 3): ring index of every pixel, in each channel (a cv2.LUT source)
 
 
 _GEOMETRY_CACHE: dict[int, _CanvasGeometry] = {}
@@ -138,6 +140,8 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
         model_r = MODEL_RADIUS_FRAC * PLATE_RADIUS_PX
         n_bins = int(np.ceil(model_r / RING_BIN_PX))
         inside = radius < model_r
+        if not 1 <= n_bins <= 256:  # ring_codes3 holds the ring index as an 8-bit code
+            raise ValueError(f"MODEL_RADIUS_FRAC, RING_BIN_PX: expected 1..256 rings, got {n_bins}")
         ring = np.minimum((radius / RING_BIN_PX).astype(np.int32), n_bins - 1)
         rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
         box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
@@ -146,11 +150,48 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
                               ring_flat=ring.ravel().astype(np.intp), n_bins=n_bins,
                               n_pool=int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX)),
                               box=box, ring_keys=ring_code_keys(np.where(inside, ring, -1)[box], n_bins),
-                              inside_box=inside[box].astype(np.uint8))
-        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys, geo.inside_box):
+                              inside_box=inside[box].astype(np.uint8),
+                              centre_flat=np.flatnonzero(radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX),
+                              ring_codes3=np.repeat(ring.astype(np.uint8)[..., None], 3, axis=2))
+        for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys, geo.inside_box,
+                    geo.centre_flat, geo.ring_codes3):
             arr.setflags(write=False)
         _GEOMETRY_CACHE[canvas_px] = geo
     return geo
+
+
+def _median_from_codes(codes: np.ndarray) -> np.ndarray:
+    """``np.median(colour.lab_from_codes(codes), axis=0)``, bit for bit, from the codes.
+
+    Each channel's Lab value is a strictly increasing function of its 8-bit
+    code, so the middle value(s) of the Lab values are those of the middle
+    code(s); ``np.median`` returns the middle one for an odd count and for an
+    even count the mean of the two middle ones (their float32 sum divided by
+    the intp 2 in float64, cast back to float32), as here.
+
+    Parameters
+    ----------
+    codes : ndarray, uint8, (N, 3)
+        OpenCV 8-bit Lab codes, N >= 1.
+
+    Returns
+    -------
+    ndarray, float32, (3,), Lab units
+    """
+    n = codes.shape[0]
+    if n < 1:
+        raise ValueError("codes: expected at least one pixel")
+    # one histogram of the three channels (channel c's codes at c * 256 ...)
+    hist = np.bincount((codes.astype(np.intp) + np.array([0, 256, 512])).ravel(), minlength=768).reshape(3, 256)
+    cum = np.cumsum(hist, axis=1)
+    hi = np.argmax(cum > n // 2, axis=1)  # the code of the value at sorted index n // 2
+    table = _LAB_TABLE[0]  # (256, 3)
+    upper = table[hi, np.arange(3)]
+    if n % 2 == 1:
+        return upper.astype(np.float32)
+    lo = np.argmax(cum > n // 2 - 1, axis=1)  # ... at sorted index n // 2 - 1
+    pair = np.stack([table[lo, np.arange(3)], upper])  # (2, 3) float32, in sorted order
+    return np.true_divide(pair.sum(axis=0), np.intp(2)).astype(np.float32)
 
 
 def warp_footprint(to_canonical: np.ndarray, canvas_px: int) -> tuple[float, float]:
@@ -261,15 +302,24 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
     # The innermost rings are small enough for one token to fill them: pool
     # the central disc into one median, where a token stays a minority.
-    profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
-    background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
+    # = np.median(lab[geo.centre], axis=0), from the codes
+    profile[:geo.n_pool] = _median_from_codes(lab8.reshape(-1, 3)[geo.centre_flat])
+    # = np.take(profile, geo.ring_flat, axis=0): every pixel's ring's level, by table look-up
+    lut = np.zeros((1, 256, 3), np.float32)
+    lut[0, :geo.n_bins] = profile
+    background = cv2.LUT(geo.ring_codes3, lut)
     # Both are 0 outside ``inside``: computed on its bounding box only.  The
     # masked float32 subtraction by OpenCV (the same IEEE differences as
     # ``np.subtract(..., where=inside)``, the rest left at 0.0).
     residual = np.zeros_like(lab)
     cv2.subtract(lab[geo.box], background[geo.box], dst=residual[geo.box], mask=geo.inside_box)
-    r0, r1, r2 = residual[geo.box + (0,)], residual[geo.box + (1,)], residual[geo.box + (2,)]
+    # sqrt(r0 * r0 + r1 * r1 + r2 * r2), summed in that order, on contiguous
+    # copies of the channels (in place: the same float32 operations)
+    r0, r1, r2 = cv2.split(residual[geo.box])
+    r0 *= r0
+    r0 += np.multiply(r1, r1, out=r1)
+    r0 += np.multiply(r2, r2, out=r2)
     delta_e = np.zeros(lab.shape[:2], np.float32)
-    delta_e[geo.box] = np.sqrt(r0 * r0 + r1 * r1 + r2 * r2)
+    np.sqrt(r0, out=delta_e[geo.box])
     return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
                          radius_px=radius, to_canonical=to_canon, plate_radius_px=float(PLATE_RADIUS_PX))

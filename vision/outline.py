@@ -175,22 +175,43 @@ def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray
     return _cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px))
 
 
+#: :func:`_outline_grid` by half-size (a frame's three radii are new, their
+#: windows' half-sizes mostly not).
+_OUTLINE_GRIDS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
+def _outline_grid(half: int) -> tuple[np.ndarray, np.ndarray]:
+    """Distance from the centre and sector of every pixel of a (2 half + 1)-square window.
+
+    Returns
+    -------
+    rho : ndarray, float32, (K, K)
+        Pixels.
+    sector : ndarray, int32, (K, K)
+        0 .. ``OUTLINE_SECTORS - 1``.
+    Both read-only.
+    """
+    def make() -> tuple[np.ndarray, np.ndarray]:
+        yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
+        sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
+        return np.hypot(xx, yy), sector
+    return _cached(_OUTLINE_GRIDS, half, make)
+
+
 def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """:func:`_outline_masks`, computed."""
     half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
-    rho = np.hypot(xx, yy)
+    rho, sector = _outline_grid(half)
     ring = np.abs(rho - radius_px) < OUTLINE_HALF_WIDTH_PX
     inner = (rho > OUTLINE_SIDES_FRAC[0] * radius_px) & (rho < radius_px - OUTLINE_GAP_PX)
     outer = (rho > radius_px + OUTLINE_GAP_PX) & (rho < OUTLINE_SIDES_FRAC[1] * radius_px)
-    sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
     return ring, inner | outer, sector
 
 
-#: The spectrum of the last lightness :func:`outline_response` transformed,
-#: with a copy of that lightness: the outline search filters one image at
-#: three radii, so the forward transform is shared when the input is the same
-#: (compared value for value).
+#: The last lightness :func:`outline_response` was given (a copy), its
+#: non-zero box, and its spectrum at the last DFT size: the outline search
+#: filters one image at three radii, so the box and the forward transform are
+#: shared when the input is the same (compared value for value).
 _OUTLINE_SPECTRUM: dict[str, object] = {}
 #: Kernel spectra of :func:`outline_response` by (radius, DFT rows, DFT columns).
 _OUTLINE_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
@@ -213,22 +234,30 @@ def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, i
         (``getOptimalDFTSize(ch + k - 1)``, ``getOptimalDFTSize(cw + k - 1)``)
         array, CCS-packed float32); None when every pixel is 0.
     """
-    rows = np.flatnonzero(lightness.any(axis=1))
-    if rows.size == 0:
-        return None
-    cols = np.flatnonzero(lightness.any(axis=0))
-    r0, c0 = int(rows[0]), int(cols[0])
-    ch, cw = int(rows[-1]) + 1 - r0, int(cols[-1]) + 1 - c0
-    mh, mw = cv2.getOptimalDFTSize(ch + k - 1), cv2.getOptimalDFTSize(cw + k - 1)
+    # The same image as the last call (value for value): its box, and its
+    # spectrum if the DFT size is the same too.  A new image: its box, and
+    # the cache starts over with a copy of it.
     last = _OUTLINE_SPECTRUM.get("input")
-    if (last is not None and _OUTLINE_SPECTRUM["size"] == (mh, mw) and last.shape == lightness.shape
-            and np.array_equal(last, lightness)):
-        return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
-    pad = np.zeros((mh, mw), np.float32)
-    pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
-    spectrum = cv2.dft(pad, nonzeroRows=ch)
-    _OUTLINE_SPECTRUM.update(input=lightness.copy(), size=(mh, mw), spectrum=spectrum)
-    return r0, c0, ch, cw, spectrum
+    if not (last is not None and last.shape == lightness.shape and np.array_equal(last, lightness)):
+        rows = np.flatnonzero(lightness.any(axis=1))
+        box = None
+        if rows.size:
+            cols = np.flatnonzero(lightness.any(axis=0))
+            r0, c0 = int(rows[0]), int(cols[0])
+            box = (r0, c0, int(rows[-1]) + 1 - r0, int(cols[-1]) + 1 - c0)
+        _OUTLINE_SPECTRUM.clear()
+        _OUTLINE_SPECTRUM.update(input=lightness.copy(), box=box)
+    box = _OUTLINE_SPECTRUM["box"]
+    if box is None:
+        return None
+    r0, c0, ch, cw = box
+    mh, mw = cv2.getOptimalDFTSize(ch + k - 1), cv2.getOptimalDFTSize(cw + k - 1)
+    if _OUTLINE_SPECTRUM.get("size") != (mh, mw):
+        pad = np.zeros((mh, mw), np.float32)
+        pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
+        # (no nonzeroRows: that path is ~4x slower)
+        _OUTLINE_SPECTRUM.update(size=(mh, mw), spectrum=cv2.dft(pad))
+    return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
 
 
 def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
@@ -271,7 +300,7 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     if kspec is None:
         kpad = np.zeros((mh, mw), np.float32)
         kpad[:k, :k] = kernel
-        kspec = cv2.dft(kpad, nonzeroRows=k)
+        kspec = cv2.dft(kpad)
         if len(_OUTLINE_KERNEL_SPECTRA) >= _OUTLINE_CACHE_RADII:
             _OUTLINE_KERNEL_SPECTRA.clear()
         _OUTLINE_KERNEL_SPECTRA[key] = kspec

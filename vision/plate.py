@@ -46,6 +46,58 @@ PLATE_MIN_FILL = 0.85
 PLATE_OPEN_FRAC = 0.12
 
 
+#: :func:`fast_median` selects on a band this many sample ranks either side of the
+#: sample's middle (the sample holds about ``MEDIAN_SAMPLE_SIZE`` values) ...
+MEDIAN_BAND_HALF_RANKS = 24
+MEDIAN_SAMPLE_SIZE = 512
+#: ... for arrays of at least this many values (smaller ones: ``np.median``).
+MEDIAN_MIN_SIZE = 4096
+
+
+def fast_median(values: np.ndarray) -> np.floating:
+    """``np.median(values)`` of a 1-D float array, bit for bit, by selection on a band.
+
+    A sorted sample of every ``n // MEDIAN_SAMPLE_SIZE``-th value gives a band
+    ``[lo, hi]`` around the middle; the values below it are counted, and the
+    middle order statistic(s) are selected (``np.partition``) among the few
+    values inside it.  When the band misses the middle (or any value is NaN,
+    or the array is small) it is ``np.median`` itself.  The result is the
+    same element(s) combined the same way: the middle value for an odd count;
+    for an even count the two middle values' float sum divided by the intp 2
+    (``np.mean``'s arithmetic).
+
+    Parameters
+    ----------
+    values : ndarray, float32 or float64, (N,)
+
+    Returns
+    -------
+    numpy float scalar of ``values.dtype``
+    """
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or values.dtype.kind != "f":
+        raise TypeError(f"values: expected a 1-D float ndarray, got {type(values).__name__} "
+                        f"{getattr(values, 'dtype', '')} {getattr(values, 'shape', '')}")
+    n = values.size
+    if n < MEDIAN_MIN_SIZE:
+        return np.median(values)
+    sample = np.sort(values[::n // MEDIAN_SAMPLE_SIZE])
+    mid = sample.size // 2
+    lo = sample[max(0, mid - MEDIAN_BAND_HALF_RANKS)]
+    hi = sample[min(sample.size - 1, mid + MEDIAN_BAND_HALF_RANKS)]
+    below = int(np.count_nonzero(values < lo))
+    above = int(np.count_nonzero(values > hi))
+    band = values[(values >= lo) & (values <= hi)]
+    ranks = (n // 2 - 1, n // 2) if n % 2 == 0 else (n // 2,)
+    # every value is below, in or above the band (no NaN), and the band holds the middle
+    if below + band.size + above != n or not all(below <= r < below + band.size for r in ranks):
+        return np.median(values)
+    local = [r - below for r in ranks]
+    middle = np.partition(band, local)[local]
+    if middle.size == 1:
+        return middle[0]
+    return values.dtype.type(middle.sum() / np.intp(2))
+
+
 @dataclass(frozen=True, eq=False)
 class PlateFit:
     """Result of :func:`find_plate`.
@@ -158,12 +210,31 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         surface += c4 * xy
         residual = plane.astype(np.float32)
         residual -= surface
-        spread = np.float32(1.4826) * np.median(np.abs(residual.ravel()[geo.flat]))
+        spread = np.float32(1.4826) * fast_median(np.abs(residual.ravel()[geo.flat]))
         spread = max(spread, np.float32(CLOTH_MIN_SPREAD_LAB[c]))
         residual /= spread
         units.append(residual)
     u0, u1, u2 = units
     return np.sqrt(u0 * u0 + u1 * u1 + u2 * u2), u0
+
+
+def _smallest_square_above(limit: float) -> np.float32:
+    """The smallest float32 ``x`` with ``np.sqrt(x) > limit`` in float32.
+
+    ``np.sqrt`` is correctly rounded, hence non-decreasing, so for float32
+    ``x``: ``np.sqrt(x) > limit`` exactly when ``x >= _smallest_square_above(limit)``.
+    """
+    if not (math.isfinite(limit) and limit >= 0):
+        raise ValueError(f"limit: expected a finite value >= 0, got {limit}")
+    lim = np.float32(limit)
+    x = np.float32(max(0.0, float(lim) * float(lim) * (1 - 1e-6)))
+    while not np.sqrt(x) > lim:
+        x = np.nextafter(x, np.float32(np.inf))
+    return x
+
+
+#: ``sqrt(max(v, 0)) > SHADOW_MAX_CHROMA_UNITS`` in float32 exactly when ``v >=`` this.
+_SHADOW_MIN_CHROMA_SQ = _smallest_square_above(SHADOW_MAX_CHROMA_UNITS)
 
 
 def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
@@ -173,13 +244,126 @@ def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
     counts only when it is brighter than the cloth or its colour (not just its
     lightness) differs.
 
+    Parameters
+    ----------
+    deviation, lightness : ndarray, float32, (H, W)
+        From :func:`cloth_deviation`, cloth spreads.
+
     Returns
     -------
     ndarray, uint8, (H, W), values 0 or 1
     """
-    chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
-    return ((deviation > CLOTH_DEVIATION_UNITS)
-            & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+    if deviation.dtype != np.float32 or lightness.dtype != np.float32:
+        # the squared chroma threshold below holds for float32 arithmetic
+        chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+        return ((deviation > CLOTH_DEVIATION_UNITS)
+                & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
+    # chroma = sqrt(max(d^2 - l^2, 0)) > SHADOW_MAX_CHROMA_UNITS, without the
+    # sqrt: the same float32 d^2 - l^2 compared with the smallest float32
+    # square above the limit (NaN compares False either way)
+    chroma_sq = np.multiply(deviation, deviation)
+    chroma_sq -= np.multiply(lightness, lightness)
+    mask = chroma_sq >= _SHADOW_MIN_CHROMA_SQ
+    mask |= lightness > 0
+    mask &= deviation > CLOTH_DEVIATION_UNITS
+    return mask.view(np.uint8)
+
+
+#: :func:`_ellipse_rects` by kernel size.
+_ELLIPSE_RECTS: dict[int, tuple[tuple[int, int], ...] | None] = {}
+
+
+def _ellipse_rects(k: int) -> tuple[tuple[int, int], ...] | None:
+    """``cv2.MORPH_ELLIPSE`` of size ``k`` x ``k`` as a union of centred rectangles.
+
+    Parameters
+    ----------
+    k : int
+        Kernel size, pixels (odd, >= 1).
+
+    Returns
+    -------
+    tuple of (half_width, half_height), pixels, or None
+        One rectangle per distinct row width (the tallest band of rows at
+        least that wide); None if their union were not exactly the element
+        (then the element is used as it is).
+    """
+    got = _ELLIPSE_RECTS.get(k, False)
+    if got is False:
+        element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
+        c = k // 2
+        half_widths = [int(np.flatnonzero(row).max()) - c if row.any() else -1 for row in element]
+        rects = []
+        for hw in sorted({w for w in half_widths if w >= 0}):
+            hh = max(abs(dy - c) for dy, w in enumerate(half_widths) if w >= hw)
+            rects.append((hw, hh))
+        union = np.zeros_like(element)
+        for hw, hh in rects:
+            union[c - hh:c + hh + 1, c - hw:c + hw + 1] = 1
+        got = tuple(rects) if np.array_equal(union, element) else None
+        _ELLIPSE_RECTS[k] = got
+    return got
+
+
+def _open_ellipse(mask: np.ndarray, k: int) -> np.ndarray:
+    """``cv2.morphologyEx(mask, cv2.MORPH_OPEN, <MORPH_ELLIPSE k x k>)`` of a 0/1 mask, bit for bit.
+
+    For a flat structuring element that is a union of sets, erosion is the
+    minimum of the erosions by each set and dilation the maximum of the
+    dilations; the ellipse is a union of a few centred rectangles (see
+    :func:`_ellipse_rects`), whose erosions and dilations OpenCV does
+    separably.  Pixels beyond the image never count, in both (OpenCV's
+    default morphology border).
+
+    Parameters
+    ----------
+    mask : ndarray, uint8, (H, W)
+    k : int
+        Kernel size, pixels (odd, >= 1).
+
+    Returns
+    -------
+    ndarray, uint8, (H, W)
+    """
+    rects = _ellipse_rects(k)
+    if rects is None or len(rects) < 2:
+        return cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    kernels = [cv2.getStructuringElement(cv2.MORPH_RECT, (2 * hw + 1, 2 * hh + 1)) for hw, hh in rects]
+    eroded = cv2.erode(mask, kernels[0])
+    for kernel in kernels[1:]:
+        cv2.bitwise_and(eroded, cv2.erode(mask, kernel), dst=eroded)
+    opened = cv2.dilate(eroded, kernels[0])
+    for kernel in kernels[1:]:
+        cv2.bitwise_or(opened, cv2.dilate(eroded, kernel), dst=opened)
+    return opened
+
+
+#: Labels a 16-bit label image can hold (0 .. 65535).
+_U16_LABELS = 1 << 16
+
+
+def _components_with_stats(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``cv2.connectedComponentsWithStats(mask, connectivity=8)``, with 16-bit labels when they fit.
+
+    OpenCV's labelling keeps its provisional labels in the label image's type,
+    at most ``((h + 1) // 2) * ((w + 1) // 2) + 1`` of them for 8-connectivity
+    (one per 2 x 2 block); when that bound fits in 16 bits the same algorithm
+    runs on ``CV_16U`` labels (about twice as fast: half the memory written)
+    and gives the same labels, stats and centroids.
+
+    Parameters
+    ----------
+    mask : ndarray, uint8, (H, W)
+
+    Returns
+    -------
+    n, labels, stats, centroids
+        As ``cv2.connectedComponentsWithStats``; ``labels`` is uint16 or int32.
+    """
+    h, w = mask.shape[:2]
+    if ((h + 1) // 2) * ((w + 1) // 2) + 1 < _U16_LABELS:
+        return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=cv2.CV_16U)
+    return cv2.connectedComponentsWithStats(mask, connectivity=8)
 
 
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
@@ -225,7 +409,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     dev, dev_l = cloth_deviation(small)
     mask = not_cloth_mask(dev, dev_l)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    n, labels, stats, _ = _components_with_stats(mask)
     sh, sw = mask.shape
     min_minor_px = PLATE_MIN_MINOR_FRAC * sh
     min_area_px = math.pi * (min_minor_px / 2.0) ** 2 * 0.8
@@ -245,8 +429,8 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         region = _fill_holes((labels[y0:y1, x0:x1] == i).astype(np.uint8))
         eq_radius = math.sqrt(region.sum() / math.pi)
         k = max(3, int(2 * round(PLATE_OPEN_FRAC * eq_radius) + 1))
-        region = cv2.morphologyEx(region, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
-        m2, lab2, st2, _ = cv2.connectedComponentsWithStats(region, connectivity=8)
+        region = _open_ellipse(region, k)
+        m2, lab2, st2, _ = _components_with_stats(region)
         if m2 < 2:
             continue
         region = (lab2 == 1 + int(np.argmax(st2[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
@@ -267,7 +451,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         if fill < PLATE_MIN_FILL:
             reasons.append(f"region not elliptical (fills {fill:.0%} of its ellipse)")
             continue
-        contrast = float(np.median(dev[y0:y1, x0:x1][region > 0]))
+        contrast = float(fast_median(dev[y0:y1, x0:x1][region > 0]))
         score = _ellipse_area(fit) * min(fill, 1.0)
         if best is None or score > best[0]:
             best = (score, fit, fill, contrast)

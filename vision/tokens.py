@@ -33,6 +33,25 @@ import cv2
 import numpy as np
 
 from .canonical import CanonicalView
+from .discs import (  # noqa: F401  (re-exported: the disc filter used to live here)
+    DISC_FACE_FRAC,
+    DISC_SURROUND_FRAC,
+    EDGE_SECTOR_SHARE,
+    RADIUS_SCAN_STEP,
+    _DiscFilter,
+    _circular_dft_length,
+    _column_means,
+    _disc_kernel,
+    _peak_kernel_px,
+    _peak_neighbourhood,
+    _peaks,
+    _radius_from_discs,
+    _sector_columns,
+    _sector_window,
+    _true_box,
+    disc_response,
+    sector_support,
+)
 from .outline import (  # noqa: F401  (the public names re-exported: the outline filter used to live here)
     DEFAULT_OUTLINE_RULE,
     OUTLINE_GAP_PX,
@@ -53,6 +72,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     outline_response,
     outline_support,
 )
+from .plate import fast_median
 
 #: Disc-like evidence this strong (Lab units, with at least SUSPECT_MIN_SECTORS
 #: sectors) that was not accepted as a token is reported, so the reader can
@@ -126,9 +146,6 @@ UPRIGHT_MAX_AREA = 0.8
 UPRIGHT_LENGTH_RADII = (1.3, 2.8)
 #: ... and as contrasted as a side wall seen edge-on (Lab units).
 UPRIGHT_MIN_CONTRAST = 20.0
-#: Disc filter: the face part (radius fraction) and the surround ring (radius fractions).
-DISC_FACE_FRAC = 0.8
-DISC_SURROUND_FRAC = (1.2, 1.6)
 #: A faint disc counts when face and surround differ by this much (Lab units) ...
 EDGE_MIN_CONTRAST = 5.0
 #: ... and by this many times the filter's own robust noise level ...
@@ -137,8 +154,6 @@ EDGE_NOISE_UNITS = 5.0
 #: many of the eight sectors around the centre (a shading gradient or a
 #: texture fails this; a real disc passes it all round).
 EDGE_MIN_SECTORS = 7
-#: Share of the overall contrast a sector must reach to count.
-EDGE_SECTOR_SHARE = 0.35
 #: A faint disc's own region (see :func:`faint_extent`) may be at most this
 #: many face areas; larger is two faces, one partly on the other.
 FAINT_MAX_AREA = 1.4
@@ -167,8 +182,6 @@ FAINT_SEARCH_RADIUS_FRAC = 0.72
 RADIUS_MIN_CONTRAST_RATIO = 2.0
 #: A faint disc's centre must be this many token radii from any blob's centre.
 FAINT_MIN_BLOB_DIST_RADII = 1.7
-#: Candidate token radii tried when no clear disc gives the size, fraction of plate radius.
-RADIUS_SCAN_STEP = 1.08
 
 
 @dataclass(frozen=True)
@@ -267,8 +280,8 @@ def _blob_threshold(view: CanonicalView) -> tuple[np.ndarray, float]:
     r_frac = view.radius_px / view.plate_radius_px
     inside = r_frac < BLOB_SEARCH_RADIUS_FRAC
     de = view.delta_e[inside]
-    median = np.median(de)  # once, for both its uses
-    noise = 1.4826 * float(np.median(np.abs(de - median)))
+    median = fast_median(de)  # once, for both its uses
+    noise = 1.4826 * float(fast_median(np.abs(de - median)))
     return inside, max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
 
 
@@ -313,7 +326,12 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
             continue
         filled = np.zeros(mask.shape, np.uint8)
         cv2.drawContours(filled, [cnt], -1, color=1, thickness=cv2.FILLED)
-        sel = filled.astype(bool)
+        sel = filled.view(bool)  # (0 or 1: a bool array's bytes)
+        # its pixels, row-major, from the contour's bounding box: the same
+        # values in the same order as ``delta_e[sel]`` on the whole canvas
+        bx, by, bw, bh = cv2.boundingRect(cnt)
+        box = (slice(by, by + bh), slice(bx, bx + bw))
+        sel_box = sel[box]
         hull_area = cv2.contourArea(cv2.convexHull(cnt))
         (ex, ey), (d1, d2), ang = cv2.fitEllipse(cnt)
         m = cv2.moments(cnt)
@@ -323,8 +341,8 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
         out.append(_Blob(
             x=float(cx), y=float(cy), area=float(area), major=float(major), minor=float(minor),
             angle_deg=float(angle % 180.0), solidity=float(area / hull_area) if hull_area > 0 else 0.0,
-            contrast=float(view.delta_e[sel].mean()), crosses_rim=bool((r_frac[sel] > RIM_CROSSING_FRAC).any()),
-            mask=sel))
+            contrast=float(view.delta_e[box][sel_box].mean()),
+            crosses_rim=bool((r_frac[box][sel_box] > RIM_CROSSING_FRAC).any()), mask=sel))
     return out
 
 
@@ -385,9 +403,16 @@ def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
         Equivalent-area radius, pixels, of the region above half the blob's
         peak that contains the blob (within a window of twice its size).
     """
-    rr, cc = np.nonzero(blob)
-    if rr.size == 0:
+    # The blob's pixels from its bounding box (the same row-major order as
+    # ``np.nonzero`` on the whole canvas, at a fraction of the cost).
+    b_rows = np.flatnonzero(blob.any(axis=1))
+    if b_rows.size == 0:
         return 0.0
+    b_cols = np.flatnonzero(blob.any(axis=0))
+    by0, bx0 = int(b_rows[0]), int(b_cols[0])
+    rr, cc = np.nonzero(blob[by0:int(b_rows[-1]) + 1, bx0:int(b_cols[-1]) + 1])
+    rr += by0
+    cc += bx0
     peak = float(np.percentile(delta_e[rr, cc], 90))
     eq = math.sqrt(rr.size / math.pi)
     pad = int(math.ceil(eq)) + 2
@@ -454,343 +479,6 @@ def _axis_ratio(points: np.ndarray) -> float:
     cov = np.cov(points.T.astype(np.float64))
     lo, hi = np.linalg.eigvalsh(cov)
     return float(math.sqrt(max(lo, 0.0) / hi)) if hi > 0 else 0.0
-
-
-def _disc_kernel(radius_px: float) -> np.ndarray:
-    """Zero-mean kernel: +mean over the face disc, -mean over the surround ring."""
-    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
-    yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
-    rho = np.hypot(xx, yy)
-    face = (rho < DISC_FACE_FRAC * radius_px).astype(np.float32)
-    ring = ((rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)).astype(np.float32)
-    return face / max(face.sum(), 1.0) - ring / max(ring.sum(), 1.0)
-
-
-#: Spectra of the disc kernel by (radius, DFT size): the radius scan tries the
-#: same radii on every frame, and the plate's box has the same size.
-_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
-
-
-class _DiscFilter:
-    """The disc filter of one residual for several radii.
-
-    The residual is non-zero only on the plate, so the correlation is done by
-    DFT on the bounding box of its non-zero pixels (zero-padded, linear, not
-    circular), and the three channels' forward transforms are computed once
-    and shared by every radius tried.  Same result as ``cv2.filter2D`` with a
-    zero (BORDER_CONSTANT) border, up to float32 rounding.
-    """
-
-    def __init__(self, residual: np.ndarray, max_radius_px: float) -> None:
-        self.shape = residual.shape[:2]
-        # Rows and columns holding a non-zero value in any channel (``any``
-        # is ``!= 0``: -0.0 is zero, NaN is not), without an (S, S) mask.
-        h, w = self.shape
-        rows = np.flatnonzero(residual.reshape(h, -1).any(axis=1))
-        cols = np.flatnonzero(residual.any(axis=0).reshape(w, -1).any(axis=1))
-        self.empty = rows.size == 0
-        if self.empty:
-            return
-        self.r0, self.c0 = int(rows[0]), int(cols[0])
-        crop = residual[self.r0:int(rows[-1]) + 1, self.c0:int(cols[-1]) + 1]
-        self.ch, self.cw = crop.shape[:2]
-        k_max = 2 * int(math.ceil(DISC_SURROUND_FRAC[1] * max_radius_px + 1)) + 1
-        self.mh = cv2.getOptimalDFTSize(self.ch + k_max - 1)
-        self.mw = cv2.getOptimalDFTSize(self.cw + k_max - 1)
-        self.spectra = []
-        for c in range(residual.shape[2]):
-            pad = np.zeros((self.mh, self.mw), np.float32)
-            pad[:self.ch, :self.cw] = crop[..., c]
-            self.spectra.append(cv2.dft(pad, nonzeroRows=self.ch))
-
-    def response(self, radius_px: float) -> np.ndarray:
-        out = np.zeros(self.shape, np.float32)
-        if self.empty:
-            return out
-        half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))  # as _disc_kernel
-        k = 2 * half + 1
-        if self.ch + k - 1 > self.mh or self.cw + k - 1 > self.mw:
-            raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
-        key = (float(radius_px), self.mh, self.mw)
-        kspec = _KERNEL_SPECTRA.get(key)
-        if kspec is None:
-            kernel = _disc_kernel(radius_px)
-            kpad = np.zeros((self.mh, self.mw), np.float32)
-            kpad[:k, :k] = kernel
-            kspec = cv2.dft(kpad, nonzeroRows=k)
-            if len(_KERNEL_SPECTRA) >= 64:
-                _KERNEL_SPECTRA.clear()
-            _KERNEL_SPECTRA[key] = kspec
-        # full[i, j] is the response at canvas (r0 + i - half, c0 + j - half);
-        # only that part of each channel's result is squared and summed (the
-        # same float32 operations, in the same order, as on the whole array).
-        h, w = self.shape
-        y0, x0 = max(0, self.r0 - half), max(0, self.c0 - half)
-        y1 = min(h, self.r0 + self.ch - 1 + half + 1)
-        x1 = min(w, self.c0 + self.cw - 1 + half + 1)
-        rows = slice(y0 - self.r0 + half, y1 - self.r0 + half)
-        cols = slice(x0 - self.c0 + half, x1 - self.c0 + half)
-        acc = sq = None
-        for spec in self.spectra:
-            # the kernel is symmetric, so correlation = convolution
-            full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[rows, cols]
-            if acc is None:
-                acc = np.multiply(full, full)
-                sq = np.empty_like(acc)
-            else:
-                acc += np.multiply(full, full, out=sq)
-        np.sqrt(acc, out=out[y0:y1, x0:x1])
-        return out
-
-
-def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
-    """Face-versus-surround contrast for a disc of ``radius_px`` centred at every pixel.
-
-    Parameters
-    ----------
-    residual : ndarray, float32, (S, S, 3), Lab units
-        Colour minus the plate model (masked parts set to 0).
-    radius_px : float
-        Disc radius, canonical pixels (> 1).
-
-    Returns
-    -------
-    ndarray, float32, (S, S)
-        Euclidean norm over the Lab channels of (mean over the face disc -
-        mean over the surround ring), Lab units.
-    """
-    if radius_px <= 1:
-        raise ValueError(f"radius_px: expected > 1, got {radius_px}")
-    return _DiscFilter(residual, radius_px).response(radius_px)
-
-
-#: Window geometry of :func:`sector_support` by (radius, half-size), for a
-#: centre on a whole pixel (see :func:`_sector_window`).
-_SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                              np.ndarray]] = {}
-#: Sectors of :func:`sector_support`.
-_SUPPORT_SECTORS = 8
-
-
-def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
-                                                           np.ndarray, np.ndarray]:
-    """The face disc and surround ring of :func:`sector_support` on a whole window.
-
-    The same arithmetic as :func:`sector_support` on a window that the canvas
-    does not clip, centred on a whole pixel (the offsets are then the same
-    whole numbers, in the same (2 half + 1)-square array).
-
-    Returns
-    -------
-    face_idx, ring_idx : ndarray, int64
-        Flat indices of the face disc's and the ring's pixels, row-major.
-    face_order, face_bounds, ring_order, ring_bounds : ndarray, int64
-        The same pixels by sector (:func:`_sectors_sorted`).
-    """
-    key = (float(radius_px), half)
-    got = _SECTOR_WINDOWS.get(key)
-    if got is None:
-        rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
-        dx, dy = cc - float(half), rr - float(half)
-        rho = np.hypot(dx, dy)
-        sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
-        face = rho < DISC_FACE_FRAC * radius_px
-        ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
-        got = (np.flatnonzero(face), np.flatnonzero(ring), *_sectors_sorted(face, sector, _SUPPORT_SECTORS),
-               *_sectors_sorted(ring, sector, _SUPPORT_SECTORS))
-        if len(_SECTOR_WINDOWS) >= 64:
-            _SECTOR_WINDOWS.clear()
-        _SECTOR_WINDOWS[key] = got
-    return got
-
-
-def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
-    """How many of eight sectors around (x, y) show the disc's contrast.
-
-    Parameters
-    ----------
-    residual : ndarray, float32, (S, S, 3), Lab units
-    x, y : float
-        Centre, canonical pixels.
-    radius_px : float
-        Face radius, canonical pixels.
-
-    Returns
-    -------
-    n_sectors : int
-        Sectors whose (face - surround) difference, projected on the overall
-        difference's colour direction, reaches ``EDGE_SECTOR_SHARE`` of it.
-    contrast : float
-        Norm of the overall difference, Lab units.
-    """
-    s = residual.shape[0]
-    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
-    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    if not (float(x).is_integer() and float(y).is_integer() and x1 - x0 == y1 - y0 == 2 * half + 1
-            and residual.dtype == np.float32 and residual.ndim == 3):
-        return _sector_support_direct(residual, x, y, radius_px)
-    face_idx, ring_idx, face_order, face_bounds, ring_order, ring_bounds = _sector_window(radius_px, half)
-    if face_idx.size == 0 or ring_idx.size == 0:
-        return 0, 0.0
-    patch = residual[y0:y1, x0:x1].reshape(-1, residual.shape[2])
-    overall = patch[face_idx].mean(axis=0) - patch[ring_idx].mean(axis=0)
-    norm = float(np.linalg.norm(overall))
-    if norm <= 0:
-        return 0, 0.0
-    u = overall / norm
-    # Each sector's pixels as one (n, 3) C-ordered array, the same values in
-    # the same order as the boolean-mask selection: the same means, bit for bit.
-    faces, rings = patch[face_order], patch[ring_order]
-    n = 0
-    for k in range(_SUPPORT_SECTORS):
-        fa, fb, ga, gb = face_bounds[k], face_bounds[k + 1], ring_bounds[k], ring_bounds[k + 1]
-        if fb > fa and gb > ga:
-            d = faces[fa:fb].mean(axis=0) - rings[ga:gb].mean(axis=0)
-            n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
-    return n, norm
-
-
-def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
-    """:func:`sector_support` with every mask built for this window (a window
-    the canvas clips, or a centre between pixels)."""
-    s = residual.shape[0]
-    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
-    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
-    dx, dy = cc - x, rr - y
-    rho = np.hypot(dx, dy)
-    sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
-    face = rho < DISC_FACE_FRAC * radius_px
-    ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
-    patch = residual[y0:y1, x0:x1]
-    if not face.any() or not ring.any():
-        return 0, 0.0
-    overall = patch[face].mean(axis=0) - patch[ring].mean(axis=0)
-    norm = float(np.linalg.norm(overall))
-    if norm <= 0:
-        return 0, 0.0
-    u = overall / norm
-    n = 0
-    for k in range(8):
-        f, g = face & (sector == k), ring & (sector == k)
-        if f.any() and g.any():
-            d = patch[f].mean(axis=0) - patch[g].mean(axis=0)
-            n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
-    return n, norm
-
-
-_CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
-
-#: Neighbourhood geometry of :func:`_peaks` by kernel size (see :func:`_peak_neighbourhood`).
-_PEAK_NEIGHBOURHOODS: dict[int, tuple[int, np.ndarray, np.ndarray]] = {}
-#: Peaks up to which :func:`_peaks` tests the distance of every pair at once
-#: (a (P, P) array); beyond, one by one.
-_PEAK_PAIRS_MAX = 2048
-#: Candidates checked against their whole elliptical neighbourhood at once
-#: (bounds the (candidates, neighbours) array of :func:`_peaks`).
-_PEAK_CHECK_CHUNK = 256
-
-
-def _peak_neighbourhood(k: int) -> tuple[int, np.ndarray, np.ndarray]:
-    """The elliptical neighbourhood of :func:`_peaks` for a ``k`` x ``k`` kernel.
-
-    Parameters
-    ----------
-    k : int
-        Kernel size, pixels (odd, >= 3).
-
-    Returns
-    -------
-    square_half : int
-        Half-size, pixels, of the largest square centred in the
-        ``cv2.MORPH_ELLIPSE`` structuring element that lies wholly inside it
-        (0 when only the centre does).
-    dy, dx : ndarray, int64, (M,)
-        Offsets, pixels, of the element's non-zero cells from its centre
-        (row-major order; ``M`` cells).
-    """
-    got = _PEAK_NEIGHBOURHOODS.get(k)
-    if got is None:
-        element = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
-        c = k // 2
-        square_half = 0
-        while square_half < c and element[c - square_half - 1:c + square_half + 2,
-                                          c - square_half - 1:c + square_half + 2].all():
-            square_half += 1
-        dy, dx = np.nonzero(element)
-        got = (square_half, (dy - c).astype(np.int64), (dx - c).astype(np.int64))
-        _PEAK_NEIGHBOURHOODS[k] = got
-    return got
-
-
-def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float) -> list[tuple[int, int]]:
-    k = max(3, int(2 * round(min_dist_px / 2) + 1))
-    # A peak is the maximum of its elliptical neighbourhood (the
-    # cv2.MORPH_ELLIPSE element of size k, clipped to the image).  It is in
-    # particular the maximum of its 4-neighbourhood and of the largest square
-    # inside the ellipse (both cheap, separable or tiny dilations); only the
-    # few candidates left are compared with every pixel of their own ellipse.
-    # Comparisons only, so the peaks are exactly those of a full dilation.
-    # The 4-neighbour test runs on the box of ``allowed`` grown by one pixel
-    # (clipped): every allowed pixel has its neighbours there, as on the
-    # whole image.
-    h, w = response.shape
-    a_rows, a_cols = np.flatnonzero(allowed.any(axis=1)), np.flatnonzero(allowed.any(axis=0))
-    if a_rows.size == 0:
-        return []
-    ay0, ay1 = max(0, int(a_rows[0]) - 1), min(h, int(a_rows[-1]) + 2)
-    ax0, ax1 = max(0, int(a_cols[0]) - 1), min(w, int(a_cols[-1]) + 2)
-    grown = response[ay0:ay1, ax0:ax1]
-    cand = np.zeros(response.shape, bool)
-    cand[ay0:ay1, ax0:ax1] = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1]
-                              & (grown >= min_value))
-    rows, cols = np.flatnonzero(cand.any(axis=1)), np.flatnonzero(cand.any(axis=0))
-    if rows.size == 0:
-        return []
-    half = k // 2
-    y0, y1 = max(0, int(rows[0]) - half), min(h, int(rows[-1]) + half + 1)
-    x0, x1 = max(0, int(cols[0]) - half), min(w, int(cols[-1]) + half + 1)
-    box = response[y0:y1, x0:x1]
-    square_half, dy, dx = _peak_neighbourhood(k)
-    sub = cand[y0:y1, x0:x1]
-    if square_half > 0:
-        square = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * square_half + 1, 2 * square_half + 1))
-        sub = sub & (box >= cv2.dilate(box, square))
-    ys, xs = np.nonzero(sub)
-    if ys.size:
-        # The box padded by the kernel's half-size with -inf (outside the
-        # image: never a neighbour), so every offset stays in the array.
-        padded = np.full((box.shape[0] + 2 * half, box.shape[1] + 2 * half), -np.inf,
-                         np.result_type(box.dtype, np.float32))
-        padded[half:-half, half:-half] = box
-        flat = padded.ravel()
-        offsets = dy * padded.shape[1] + dx
-        centres = (ys + half) * padded.shape[1] + (xs + half)
-        keep = np.empty(ys.size, bool)
-        for i in range(0, ys.size, _PEAK_CHECK_CHUNK):
-            c = centres[i:i + _PEAK_CHECK_CHUNK]
-            keep[i:i + _PEAK_CHECK_CHUNK] = ~(flat[c[:, None] + offsets[None, :]] > flat[c][:, None]).any(axis=1)
-        ys, xs = ys[keep], xs[keep]
-    ys, xs = ys + y0, xs + x0
-    order = np.argsort(-response[ys, xs])
-    if order.size > _PEAK_PAIRS_MAX:
-        kept: list[tuple[int, int]] = []
-        for i in order:
-            x, y = int(xs[i]), int(ys[i])
-            if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
-                kept.append((x, y))
-        return kept
-    # Strongest first, each kept unless closer than min_dist_px to one kept
-    # before it: the same test on every pair at once (whole squared distances,
-    # exact in int64 and float64).
-    xo, yo = xs[order].astype(np.int64), ys[order].astype(np.int64)
-    near = (xo[:, None] - xo[None, :]) ** 2 + (yo[:, None] - yo[None, :]) ** 2 < min_dist_px ** 2
-    keep = np.zeros(order.size, bool)
-    for i in range(order.size):
-        keep[i] = not (near[i, :i] & keep[:i]).any()
-    return [(int(x), int(y)) for x, y in zip(xo[keep], yo[keep])]
 
 
 def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
@@ -889,21 +577,6 @@ def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float) -> b
     area, ratio, *_ = faint_extent(residual, x, y, radius_px)
     rel = area / (math.pi * radius_px ** 2)
     return SUSPECT_AREA_RANGE[0] <= rel <= SUSPECT_AREA_RANGE[1] and ratio >= SUSPECT_MIN_AXIS_RATIO
-
-
-def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
-    """The radius whose disc filter gives the strongest four peaks (0 when none)."""
-    best_r, best_score = 0.0, 0.0
-    r = lo_px
-    filt = _DiscFilter(residual, hi_px)
-    while r <= hi_px:
-        resp = filt.response(r)
-        peaks = _peaks(resp, allowed, 0.0, 1.6 * r)
-        score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
-        if score > best_score:
-            best_r, best_score = r, score
-        r *= RADIUS_SCAN_STEP
-    return best_r
 
 
 def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: float, cands: list[Candidate],
