@@ -354,22 +354,26 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
     view = make_canonical_view(frame, plate.ellipse)
     # A bowl's dome is lit unevenly too: where the bowl's cues are seen, the
-    # search also runs on the plain ring model, and its "covered" stands (the
+    # search runs first on the plain ring model, and its "covered" stands (the
     # shading model would flatten the dome into a bare plate with faint marks).
-    search_raw = None
     dome, rim_chroma = covered_evidence(view)
     if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
-        search_raw = find_tokens(view, token_radius_frac=settings.token_radius_frac,
-                                 outline_rule=settings.outline_rule)
+        search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
+        decided = decide(view, search, plate, settings.face_rule)
+        if decided[0] == "covered":
+            return _reading(decided, view, search, plate, t0)
     # Blobs keep the plain model's threshold: gloss the shading model does not
     # explain is no more a blob than it was.
     blob_floor = blob_threshold(view)
     view = without_shading(view)
     search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule,
                          min_blob_threshold_lab=blob_floor)
-    if search_raw is not None and decide(view, search_raw, plate, settings.face_rule)[0] == "covered":
-        search = search_raw
-    verdict, reason, cands, faces, conf = decide(view, search, plate, settings.face_rule)
+    return _reading(decide(view, search, plate, settings.face_rule), view, search, plate, t0)
+
+
+def _reading(decided: tuple, view: CanonicalView, search: TokenSearch, plate: PlateFit, t0: float) -> Reading:
+    """The :class:`Reading` of ``decide``'s result (``t0``: the read's start, perf_counter seconds)."""
+    verdict, reason, cands, faces, conf = decided
     tokens = _token_readings(view, cands, faces)
     red = white = None
     if verdict == "outcome":
