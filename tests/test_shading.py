@@ -121,13 +121,19 @@ def _cand(x, y, kind="faint", contrast=8.0, r=16.0):
     return Candidate(x, y, r, kind, math.pi * r * r, 1.0, 1.0, contrast, found_by="disc_filter")
 
 
-def test_gap_between_tokens_is_a_suspect_not_a_face():
-    r = 16.0
+def two_faces(dist_radii: float, r: float = 16.0):
+    """A residual with two pale faces of radius ``r`` side by side (8 L units), and their centres."""
     res = np.zeros((S, S, 3), np.float32)
     yy, xx = np.mgrid[0:S, 0:S]
-    a, b = (100.0, 160.0), (100.0 + 2.1 * r, 160.0)
+    a, b = (100.0, 160.0), (100.0 + dist_radii * r, 160.0)
     for cx, cy in (a, b):
         res[((xx - cx) ** 2 + (yy - cy) ** 2) < r * r, 0] = 8.0
+    return res, a, b
+
+
+def test_gap_between_tokens_is_a_suspect_not_a_face():
+    r = 16.0
+    res, a, b = two_faces(2.1, r)
     gap = _cand(100.0 + 1.05 * r, 160.0 - 1.8 * r)  # between them, bare plate at its centre
     kept, gaps = _gaps_between(res, [_cand(*a), _cand(*b), gap], r)
     assert [(c.x, c.y) for c in kept] == [a, b]
@@ -136,11 +142,7 @@ def test_gap_between_tokens_is_a_suspect_not_a_face():
 
 def test_faint_faces_side_by_side_are_kept():
     r = 16.0
-    res = np.zeros((S, S, 3), np.float32)
-    yy, xx = np.mgrid[0:S, 0:S]
-    a, b = (100.0, 160.0), (100.0 + 2.05 * r, 160.0)
-    for cx, cy in (a, b):
-        res[((xx - cx) ** 2 + (yy - cy) ** 2) < r * r, 0] = 8.0
+    res, a, b = two_faces(2.05, r)
     kept, gaps = _gaps_between(res, [_cand(*a), _cand(*b)], r)
     assert len(kept) == 2 and gaps == []
     # alone, even a find with a bare centre is left to the other rules
