@@ -2,7 +2,7 @@
 
 Nobody tells the tool the tokens' colours.  Each frame goes through the
 reader's own stages (:func:`vision.plate.find_plate`,
-:func:`vision.canonical.make_canonical_view`, :func:`vision.tokens.find_tokens`
+:func:`vision.canonical.make_canonical_view`, :func:`vision.reader.search_tokens`
 with the default, wide settings); the four flat faces of every frame are
 measured (face minus plate in Lab, and absolute a*) and all faces are split
 into two groups at the widest gap along a* (the red group has the higher a*).
@@ -34,9 +34,9 @@ from vision.faces import (DEFAULT_FACE_RULE, FACE_SAMPLE_FRAC, RED_MIN_ABS_A, RE
                           WHITE_MAX_DELTA_A, FaceRule, classify_face)
 from vision.io import DEFAULT_MAX_PIXELS, decode_image
 from vision.plate import find_plate, plate_to_canonical
-from vision.reader import FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, is_colourless
+from vision.reader import FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, is_colourless, search_tokens
 from vision.tokens import (DEFAULT_OUTLINE_RULE, OUTLINE_SUSPECT_MIN_SECTORS, Candidate, OutlineRule,
-                           find_tokens)
+                           blob_threshold, find_tokens)
 from vision.types import Ellipse
 
 from .profile import ColourModel, FaceModel, PlateTolerance, Profile, plate_difference
@@ -170,6 +170,9 @@ class FrameMeasurement:
     plate_peaks: tuple[tuple[float, float, float, int, float, float], ...] = ()
     #: Token candidates added from the ranked outline evidence (not seen with the default settings).
     picked: tuple[Candidate, ...] = ()
+    #: The blob threshold of the plain ring model (``view`` has its angular shading out; see
+    #: :func:`vision.reader.search_tokens`), Lab units.
+    blob_floor_lab: float = 0.0
 
 
 @dataclass(frozen=True, eq=False)
@@ -292,14 +295,17 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
         return (FrameMeasurement(name, sha256, role, image, plate_reason=plate.reason),
                 [Problem(name, f"plate not found ({plate.reason}); frame the whole plate on a plain cloth",
                          "no_plate")])
-    view = make_canonical_view(image, plate.ellipse)
-    search = find_tokens(view)
+    # the view the reader searches (its angular shading out), so that what is
+    # learnt here is what the reader will measure
+    raw = make_canonical_view(image, plate.ellipse)
+    blob_floor = blob_threshold(raw)
+    view, search = search_tokens(raw)
     cands = search.candidates
     r = search.token_radius_px
     trace: list[dict] = []
     if role == "tokens":
         # the same search listing every outline peak (the candidates it keeps are not used)
-        find_tokens(view, outline_rule=TRACE_RULE, outline_trace=trace)
+        search_tokens(raw, outline_rule=TRACE_RULE, outline_trace=trace)
     # exposure and glare, on the plate itself
     inside = view.radius_px < 0.95 * view.plate_radius_px
     plate_l = float(np.median(view.lab[..., 0][inside]))
@@ -323,7 +329,8 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
             problems.append(Problem(name, f"the empty-plate frame shows {len(cands)} token-like thing(s) "
                                     f"({', '.join(c.kind for c in cands)}); clear the plate", "not_empty"))
         return (FrameMeasurement(name, sha256, role, image, plate.ellipse, plate.reason, view, tuple(cands),
-                                 plate_pixels=plate_pixels, plate_l=plate_l, glare_frac=glare), problems)
+                                 plate_pixels=plate_pixels, plate_l=plate_l, glare_frac=glare,
+                                 blob_floor_lab=blob_floor), problems)
 
     kinds = [c.kind for c in cands]
     # The default search may miss a pale face (white on a white plate); four
@@ -381,7 +388,7 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
     return (FrameMeasurement(name, sha256, role, image, plate.ellipse, plate.reason, view, shown,
                              token_radius_frac=r / view.plate_radius_px, faces=faces, plate_pixels=plate_pixels,
                              plate_l=plate_l, glare_frac=glare, plate_peaks=plate_peaks,
-                             picked=tuple(picked_c)), problems)
+                             picked=tuple(picked_c), blob_floor_lab=blob_floor), problems)
 
 
 # ---------------------------------------------------------------------------
@@ -702,7 +709,8 @@ def calibrate_frames(frames: list[tuple[str, np.ndarray, str]], *, empty: tuple[
         # the profile's settings must find exactly the four tokens of every calibration frame
         settings = profile.reader_settings()
         for m in token_frames:
-            got = find_tokens(m.view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
+            got = find_tokens(m.view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule,
+                              min_blob_threshold_lab=m.blob_floor_lab)
             flat = [c for c in got.candidates if c.kind in FLAT_KINDS]
             r_px = m.token_radius_frac * m.view.plate_radius_px
             matched = all(any(math.hypot(c.x - f.x, c.y - f.y) < r_px for c in flat) for f in m.faces)

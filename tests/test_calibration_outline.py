@@ -18,7 +18,7 @@ from functools import lru_cache
 
 import pytest
 
-import calibration.calibrate as cal_mod
+import vision.reader as reader_mod
 from calibration.calibrate import (OUTLINE_FLOOR, PICK_SEPARATION, calibrate_frames, learn_outline_rule,
                                    measure_frame, rank_outlines, sha256_of)
 from calibration.profile import VERSION, load_profile, profile_from_dict
@@ -155,15 +155,16 @@ def test_pale_profile_reads_other_frames_of_the_studio(pale_result):
 def test_pale_face_missed_by_default_is_completed_from_the_outlines(monkeypatch):
     """The default search made blind to outlines (as on a real white-on-white studio): calibration still
     finds the four tokens from the ranked outline peaks, and the self-check uses the learnt rule."""
-    real = cal_mod.find_tokens
+    real = reader_mod.find_tokens
     blind = OutlineRule(min_z=1e6)
 
     def find_tokens(view, **kw):
-        if "outline_rule" not in kw:  # the default search of measure_frame
+        if kw.get("outline_rule") is DEFAULT_OUTLINE_RULE:  # the default search of measure_frame
             kw["outline_rule"] = blind
         return real(view, **kw)
 
-    monkeypatch.setattr(cal_mod, "find_tokens", find_tokens)
+    # measure_frame searches through vision.reader.search_tokens, as the reader does
+    monkeypatch.setattr(reader_mod, "find_tokens", find_tokens)
     name, image, sha = named(0)
     m, problems = measure_frame(image, name, sha)
     assert problems == [], [str(p) for p in problems]

@@ -362,13 +362,41 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
         decided = decide(view, search, plate, settings.face_rule)
         if decided[0] == "covered":
             return _reading(decided, view, search, plate, t0)
-    # Blobs keep the plain model's threshold: gloss the shading model does not
-    # explain is no more a blob than it was.
-    blob_floor = blob_threshold(view)
-    view = without_shading(view)
-    search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule,
-                         min_blob_threshold_lab=blob_floor)
+    view, search = search_tokens(view, settings)
     return _reading(decide(view, search, plate, settings.face_rule), view, search, plate, t0)
+
+
+def search_tokens(view: CanonicalView, settings: ReaderSettings | None = None, *,
+                  outline_rule: OutlineRule | None = None, outline_trace: list | None = None
+                  ) -> tuple[CanonicalView, TokenSearch]:
+    """The token search as the reader runs it: on ``view`` with its angular
+    shading taken out (:func:`vision.shading.without_shading`), blobs held to
+    the plain ring model's threshold (plate gloss the shading model does not
+    explain is no more a blob than it was).
+
+    Parameters
+    ----------
+    view : CanonicalView
+        From :func:`vision.canonical.make_canonical_view`.
+    settings : ReaderSettings or None
+        Token size range and outline rule; None: the defaults.
+    outline_rule : OutlineRule or None
+        Overrides ``settings.outline_rule`` (calibration's tracing rule).
+    outline_trace : list or None
+        As for :func:`vision.tokens.find_tokens`.
+
+    Returns
+    -------
+    (CanonicalView, TokenSearch)
+        The view searched (candidates are in its pixels) and the search.
+    """
+    settings = ReaderSettings() if settings is None else settings
+    blob_floor = blob_threshold(view)
+    flat = without_shading(view)
+    search = find_tokens(flat, token_radius_frac=settings.token_radius_frac,
+                         outline_rule=settings.outline_rule if outline_rule is None else outline_rule,
+                         outline_trace=outline_trace, min_blob_threshold_lab=blob_floor)
+    return flat, search
 
 
 def _reading(decided: tuple, view: CanonicalView, search: TokenSearch, plate: PlateFit, t0: float) -> Reading:
