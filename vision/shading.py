@@ -245,5 +245,5 @@ def without_shading(view: CanonicalView, max_delta_e: float = SHADING_MAX_DELTA_
     residual[geo.box] -= shade
     background[geo.box] += shade
     r = residual[geo.box]
-    delta_e[geo.box] = np.sqrt((r * r).sum(axis=2))
+    delta_e[geo.box] = np.sqrt(np.einsum("ijk,ijk->ij", r, r))
     return replace(view, residual=residual, background=background, delta_e=delta_e)
