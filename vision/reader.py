@@ -233,6 +233,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     verdict, reason, the candidates reported, their face readings (None for
     non-flat ones), confidence in [0, 1].
     """
+    covered = covered_verdict(view, search)
+    if covered is not None:
+        return covered
     cands = list(search.candidates)
     r = search.token_radius_px
     objects = [c for c in cands if c.kind == "object"]
@@ -241,16 +244,6 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r,
                                                      face_rule)
                                        if c.kind in FLAT_KINDS else None for c in cands]
-
-    # An outline alone is weak evidence: a bowl's shading can draw one, so
-    # the bowl's cues are checked unless a face is seen by its colour.
-    if not any(c.kind != "outline" for c in flat) and not any(c.kind == "overlap" for c in cands):
-        dome, rim_chroma = covered_evidence(view)
-        if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
-            strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)
-            conf = min(1.0, 0.5 + 0.5 * (strength - 1.0))
-            return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units, "
-                    f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
     if not tokenish:
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
     if objects:
@@ -311,6 +304,32 @@ def is_colourless(frame: np.ndarray) -> bool:
     return diff <= COLOURLESS_MAX_CHANNEL_DIFF
 
 
+def shows_bowl(dome: float, rim_chroma: float) -> bool:
+    """The bowl's cues (:func:`covered_evidence`) are seen: dome shading of
+    at least ``COVERED_MIN_DOME_DELTA_E`` or a well-to-rim chroma difference
+    of at least ``COVERED_MIN_RIM_CHROMA``, Lab units."""
+    return dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA
+
+
+def covered_verdict(view: CanonicalView, search: TokenSearch,
+                    evidence: tuple[float, float] | None = None) -> tuple | None:
+    """:func:`decide`'s first check: ``("covered", reason, [], [], confidence)``
+    when no face is seen by its colour (an outline alone is weak evidence: a
+    bowl's shading can draw one), nothing overlaps and the bowl's cues are
+    seen; else None.  ``evidence``: :func:`covered_evidence` of ``view`` when
+    already computed."""
+    cands = search.candidates
+    if any(c.kind in FLAT_KINDS and c.kind != "outline" for c in cands) or any(c.kind == "overlap" for c in cands):
+        return None
+    dome, rim_chroma = covered_evidence(view) if evidence is None else evidence
+    if not shows_bowl(dome, rim_chroma):
+        return None
+    strength = max(dome / COVERED_MIN_DOME_DELTA_E, rim_chroma / COVERED_MIN_RIM_CHROMA)
+    conf = min(1.0, 0.5 + 0.5 * (strength - 1.0))
+    return ("covered", f"bowl over the plate: no flat token, dome shading {dome:.0f} Lab units, "
+            f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
+
+
 def read_frame(frame: np.ndarray, profile=None) -> Reading:
     """Read the four tokens of one frame.
 
@@ -356,12 +375,12 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     # A bowl's dome is lit unevenly too: where the bowl's cues are seen, the
     # search runs first on the plain ring model, and its "covered" stands (the
     # shading model would flatten the dome into a bare plate with faint marks).
-    dome, rim_chroma = covered_evidence(view)
-    if dome >= COVERED_MIN_DOME_DELTA_E or rim_chroma >= COVERED_MIN_RIM_CHROMA:
+    evidence = covered_evidence(view)
+    if shows_bowl(*evidence):
         search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
-        decided = decide(view, search, plate, settings.face_rule)
-        if decided[0] == "covered":
-            return _reading(decided, view, search, plate, t0)
+        covered = covered_verdict(view, search, evidence)
+        if covered is not None:
+            return _reading(covered, view, search, plate, t0)
     view, search = search_tokens(view, settings)
     return _reading(decide(view, search, plate, settings.face_rule), view, search, plate, t0)
 
