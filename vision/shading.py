@@ -82,19 +82,14 @@ def _geometry(canvas_px: int, plate_radius_px: float) -> _ShadingGeometry:
     geo = _GEOMETRY.get(key)
     if geo is not None:
         return geo
-    yy, xx = np.mgrid[0:canvas_px, 0:canvas_px].astype(np.float64)
     c = canvas_px / 2.0 - 0.5
-    dx, dy = (xx - c).ravel(), (yy - c).ravel()
-    r = np.hypot(dx, dy)
     r0 = SHADING_MIN_RADIUS_FRAC * plate_radius_px
     r1 = SHADING_MAX_RADIUS_FRAC * plate_radius_px
-    lo_px, hi_px = int(math.floor(c - r1)), int(math.ceil(c + r1)) + 1
-    lo_px, hi_px = max(lo_px, 0), min(hi_px, canvas_px)
+    lo_px, hi_px = max(int(math.floor(c - r1)), 0), min(int(math.ceil(c + r1)) + 1, canvas_px)
     box = (slice(lo_px, hi_px), slice(lo_px, hi_px))
-    in_box = np.zeros((canvas_px, canvas_px), bool)
-    in_box[box] = True
-    index = np.flatnonzero(in_box.ravel())
-    r, dx, dy = r[index], dx[index], dy[index]
+    yy, xx = np.mgrid[lo_px:hi_px, lo_px:hi_px].astype(np.float64)
+    dx, dy = (xx - c).ravel(), (yy - c).ravel()
+    r = np.hypot(dx, dy)
     on_plate = r < r1
     theta = np.arctan2(dy, dx)
     n_bands = int(math.ceil((r1 - r0) / SHADING_BAND_PX))
@@ -150,7 +145,7 @@ def _robust_harmonic(means: np.ndarray, ok: np.ndarray, design: np.ndarray) -> n
     dev_ok = np.where(w > 0, dev, np.nan)
     dev_ok[~(w > 0).any(axis=-1)] = 0.0  # a band with no cell: no scale (and no warning)
     scale = 1.4826 * np.nanmedian(dev_ok, axis=-1, keepdims=True)
-    keep = (w > 0) & (dev <= np.maximum(SHADING_OUTLIER_SIGMAS * np.nan_to_num(scale), SHADING_MIN_OUTLIER_LAB))
+    keep = (w > 0) & (dev <= np.maximum(SHADING_OUTLIER_SIGMAS * scale, SHADING_MIN_OUTLIER_LAB))
     coef = _fit(means, keep.astype(np.float64), design)
     coef[keep.sum(axis=-1) < n_min] = 0.0
     return coef
@@ -236,9 +231,9 @@ def without_shading(view: CanonicalView, max_delta_e: float = SHADING_MAX_DELTA_
     background (``lab`` and everything else unchanged); ``max_delta_e`` as there."""
     if not isinstance(view, CanonicalView):
         raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
-    geo = _geometry(view.residual.shape[0], float(view.plate_radius_px))
     if not max_delta_e > 0:
         raise ValueError(f"max_delta_e: expected > 0, got {max_delta_e}")
+    geo = _geometry(view.residual.shape[0], float(view.plate_radius_px))
     shade = _shading_at_plate(view.residual, view.delta_e, float(max_delta_e), geo)
     residual, background, delta_e = view.residual.copy(), view.background.copy(), view.delta_e.copy()
     shade = shade.reshape(residual[geo.box].shape)

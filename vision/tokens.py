@@ -565,12 +565,13 @@ def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius
     return True
 
 
-def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, contrast: float) -> bool:
+def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, contrast: float,
+                  min_share: float = SUSPECT_MIN_CORE_SHARE) -> bool:
     """True when the face part of a disc-filter find differs from the plate by
-    at least ``SUSPECT_MIN_CORE_SHARE`` of the filter's contrast: a face does;
-    a band of plate shading crossing only the surround ring does not."""
+    at least ``min_share`` of the filter's contrast: a face does; a band of
+    plate shading crossing only the surround ring does not."""
     core = _mean_residual(residual, x, y, DISC_FACE_FRAC * radius_px)
-    return float(np.linalg.norm(core)) >= SUSPECT_MIN_CORE_SHARE * contrast
+    return float(np.linalg.norm(core)) >= min_share * contrast
 
 
 def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float) -> bool:
@@ -716,12 +717,11 @@ def _gaps_between(residual: np.ndarray, cands: list[Candidate], token_r: float
     kept: list[Candidate] = []
     gaps: list[tuple[float, float, float]] = []
     for c in cands:
-        if c.kind == "faint" and c.contrast > 0 and any(
-                k is not c and math.hypot(k.x - c.x, k.y - c.y) < GAP_MAX_DIST_RADII * token_r for k in cands):
-            core = float(np.linalg.norm(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * token_r)))
-            if core < GAP_MAX_CORE_SHARE * c.contrast:
-                gaps.append((c.x, c.y, c.contrast))
-                continue
+        if (c.kind == "faint"
+                and any(k is not c and math.hypot(k.x - c.x, k.y - c.y) < GAP_MAX_DIST_RADII * token_r for k in cands)
+                and not _face_differs(residual, c.x, c.y, token_r, c.contrast, GAP_MAX_CORE_SHARE)):
+            gaps.append((c.x, c.y, c.contrast))
+            continue
         kept.append(c)
     return kept, gaps
 
