@@ -17,6 +17,7 @@ import math
 import cv2
 import numpy as np
 
+from .cache import cached
 from .outline import _sectors_sorted
 
 #: Disc filter: the face part (radius fraction) and the surround ring (radius fractions).
@@ -47,19 +48,13 @@ def _disc_grid(half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         Sector 0..7 of :func:`sector_support`.
     All read-only.
     """
-    got = _DISC_GRIDS.get(half)
-    if got is None:
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
         rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
         dx, dy = cc - float(half), rr - float(half)
-        got = (np.hypot(xx, yy), np.hypot(dx, dy),
-               ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8)
-        for arr in got:
-            arr.setflags(write=False)
-        if len(_DISC_GRIDS) >= 64:
-            _DISC_GRIDS.clear()
-        _DISC_GRIDS[half] = got
-    return got
+        return (np.hypot(xx, yy), np.hypot(dx, dy),
+                ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8)
+    return cached(_DISC_GRIDS, half, make)
 
 
 def _disc_kernel(radius_px: float) -> np.ndarray:
@@ -291,23 +286,16 @@ def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, ...]:
     face_counts, ring_counts : ndarray, int64, (8,)
         Pixels per sector.
     """
-    key = (float(radius_px), half)
-    got = _SECTOR_WINDOWS.get(key)
-    if got is None:
+    def make() -> tuple[np.ndarray, ...]:
         _, rho, sector = _disc_grid(half)
         face = rho < DISC_FACE_FRAC * radius_px
         ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
         sentinel = (2 * half + 1) ** 2
         face_order, face_bounds = _sectors_sorted(face, sector, _SUPPORT_SECTORS)
         ring_order, ring_bounds = _sectors_sorted(ring, sector, _SUPPORT_SECTORS)
-        got = (np.flatnonzero(face), np.flatnonzero(ring), _sector_columns(face_order, face_bounds, sentinel),
-               _sector_columns(ring_order, ring_bounds, sentinel), np.diff(face_bounds), np.diff(ring_bounds))
-        for arr in got:
-            arr.setflags(write=False)
-        if len(_SECTOR_WINDOWS) >= 64:
-            _SECTOR_WINDOWS.clear()
-        _SECTOR_WINDOWS[key] = got
-    return got
+        return (np.flatnonzero(face), np.flatnonzero(ring), _sector_columns(face_order, face_bounds, sentinel),
+                _sector_columns(ring_order, ring_bounds, sentinel), np.diff(face_bounds), np.diff(ring_bounds))
+    return cached(_SECTOR_WINDOWS, (float(radius_px), half), make)
 
 
 def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .cache import cached
+
 #: Outline filter (see :func:`outline_response`): a pale face on a pale plate
 #: shows its edge (the side wall, the shadow, the bevel of the face) as a thin
 #: darker circle.  The ring is this many pixels either side of the radius ...
@@ -127,19 +129,6 @@ _OUTLINE_SECTOR_ORDERS: dict[float, tuple[np.ndarray, ...]] = {}
 _OUTLINE_CACHE_RADII = 64
 
 
-def _cached(cache: dict, key: float, make) -> object:
-    """``cache[key]``, made by ``make()`` (arrays set read-only) on a miss."""
-    got = cache.get(key)
-    if got is None:
-        got = make()
-        for a in (got if isinstance(got, tuple) else (got,)):
-            a.setflags(write=False)
-        if len(cache) >= _OUTLINE_CACHE_RADII:
-            cache.clear()
-        cache[key] = got
-    return got
-
-
 def _outline_kernel(radius_px: float) -> np.ndarray:
     """Mean over the sides minus mean over the ring of :func:`_outline_masks`,
     as a correlation kernel (float32, (K, K), read-only)."""
@@ -147,7 +136,7 @@ def _outline_kernel(radius_px: float) -> np.ndarray:
         ring, sides, _ = _outline_masks(radius_px)
         return (sides.astype(np.float32) / max(int(sides.sum()), 1)
                 - ring.astype(np.float32) / max(int(ring.sum()), 1))
-    return _cached(_OUTLINE_KERNELS, float(radius_px), make)
+    return cached(_OUTLINE_KERNELS, float(radius_px), make, _OUTLINE_CACHE_RADII)
 
 
 def _outline_sector_order(radius_px: float) -> tuple[np.ndarray, ...]:
@@ -165,14 +154,15 @@ def _outline_sector_order(radius_px: float) -> tuple[np.ndarray, ...]:
         ring, sides, sector = _outline_masks(radius_px)
         return (np.flatnonzero(ring), np.flatnonzero(sides), *_sectors_sorted(ring, sector, OUTLINE_SECTORS),
                 *_sectors_sorted(sides, sector, OUTLINE_SECTORS))
-    return _cached(_OUTLINE_SECTOR_ORDERS, float(radius_px), make)
+    return cached(_OUTLINE_SECTOR_ORDERS, float(radius_px), make, _OUTLINE_CACHE_RADII)
 
 
 def _outline_masks(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The outline ring, its two sides and each pixel's sector, on a square
     window centred on the disc (all (K, K); bool, bool, int32; read-only,
     shared by every call with the same radius)."""
-    return _cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px))
+    return cached(_OUTLINE_MASKS, float(radius_px), lambda: _outline_masks_uncached(radius_px),
+                  _OUTLINE_CACHE_RADII)
 
 
 #: :func:`_outline_grid` by half-size (a frame's three radii are new, their
@@ -195,7 +185,7 @@ def _outline_grid(half: int) -> tuple[np.ndarray, np.ndarray]:
         yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
         sector = ((np.arctan2(yy, xx) + math.pi) / (2 * math.pi) * OUTLINE_SECTORS).astype(np.int32) % OUTLINE_SECTORS
         return np.hypot(xx, yy), sector
-    return _cached(_OUTLINE_GRIDS, half, make)
+    return cached(_OUTLINE_GRIDS, half, make, _OUTLINE_CACHE_RADII)
 
 
 def _outline_masks_uncached(radius_px: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
