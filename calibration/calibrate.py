@@ -305,7 +305,7 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
     trace: list[dict] = []
     if role == "tokens":
         # the same search listing every outline peak (the candidates it keeps are not used)
-        search_tokens(raw, outline_rule=TRACE_RULE, outline_trace=trace)
+        find_tokens(view, outline_rule=TRACE_RULE, outline_trace=trace, min_blob_threshold_lab=blob_floor)
     # exposure and glare, on the plate itself
     inside = view.radius_px < 0.95 * view.plate_radius_px
     plate_l = float(np.median(view.lab[..., 0][inside]))
