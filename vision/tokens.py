@@ -123,6 +123,19 @@ GAP_MAX_DIST_RADII = 2.3
 GAP_MAX_CORE_SHARE = 0.5
 HIDDEN_MIN_DIST_RADII = 0.8
 HIDDEN_MAX_COSINE = 0.5
+#: An outline dark in at least this many of OUTLINE_SECTORS sectors but too
+#: uneven for the outline rule (the shadow side much darker than the lit side)
+#: still counts when the face inside it differs from the plate in all eight
+#: sectors of the disc filter, in one colour direction (see ``_outline_faces``).
+OUTLINE_FACED_MIN_SECTORS = 14
+#: For that test, kept tokens and other such outlines are taken out of the
+#: residual to this many token radii (short of this face's own disc when
+#: they touch it).
+FACED_MASK_RADII = 1.1
+#: Once a frame's pale faces are counted by their outlines, a dark arc that
+#: fails the outline rule but is at least this share of the faintest counted
+#: outline's contrast is reported as a suspect (a pale face lit from one side).
+OUTLINE_REL_ARC_CONTRAST = 0.5
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -660,20 +673,54 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     found: list[Candidate] = []
     shadows: list[tuple[float, float, float]] = []
     uneven: list[tuple[float, float, float]] = []
+    strong_arcs: list[tuple[float, float, float]] = []
     taken = [(c.x, c.y) for c in cands] + list(blob_centres)
-    for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r):
-        if any(math.hypot(x - tx, y - ty) < FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken):
-            continue
+    peaks = [(x, y) for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r)
+             if all(math.hypot(x - tx, y - ty) >= FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken)]
+    near_closed: list[tuple[int, int]] | None = None  # the peaks dark in OUTLINE_FACED_MIN_SECTORS, when needed
+    for x, y in peaks:
         n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
+        closed = _closed_outline(rule, n_sectors, contrast, evenness)
+        if not closed:
+            # the radius that answers most strongly may be one where a shadow's
+            # arc dominates: the circle counts if it is closed and even at any
+            # of the radii searched
+            for factor in OUTLINE_RADIUS_FACTORS:
+                if factor * token_r == best_r[y, x]:
+                    continue
+                got = outline_support(lightness, x, y, factor * token_r)
+                if _closed_outline(rule, *got):
+                    n_sectors, contrast, evenness = got
+                    closed = True
+                    break
+        if not closed and n_sectors >= OUTLINE_FACED_MIN_SECTORS and contrast >= rule.min_contrast_l:
+            # An outline made uneven by the shadow on one side still counts
+            # when the face inside it differs from the plate all round, in one
+            # colour direction, by less than a blob does (a pale face).
+            # Its surround is judged on the plate alone: blobs, kept tokens and
+            # the other near-closed outlines (a pale face touching this one)
+            # are taken out of the residual.
+            if near_closed is None:
+                near_closed = [(px, py) for px, py in peaks if outline_support(
+                    lightness, px, py, float(best_r[py, px]))[0] >= OUTLINE_FACED_MIN_SECTORS]
+            face_residual = view.residual.copy()
+            face_residual[claimed.astype(bool)] = 0.0
+            for ox, oy in [(c.x, c.y) for c in cands + found] + [q for q in near_closed if q != (x, y)]:
+                cv2.circle(face_residual, (int(round(ox)), int(round(oy))), int(round(FACED_MASK_RADII * token_r)),
+                           color=(0.0, 0.0, 0.0), thickness=cv2.FILLED)
+            face_sectors, face_contrast = sector_support(face_residual, float(x), float(y), token_r)
+            closed = face_sectors == 8 and face_contrast < BLOB_MIN_DELTA_E
         if trace is not None:  # calibration: every outline peak examined, strongest first
             trace.append({"x": float(x), "y": float(y), "radius": float(best_r[y, x]), "z": float(best_z[y, x]),
                           "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
-        if n_sectors < rule.min_sectors or contrast < rule.min_contrast_l or evenness < rule.min_evenness:
+        if not closed:
             # (a circle reaching the well's edge is not counted: the plate's
             # own edge, a pixel off the ring model, draws such an arc there)
             if (n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
                     and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px):
                 uneven.append((float(x), float(y), contrast))
+            elif contrast >= rule.min_contrast_l:
+                strong_arcs.append((float(x), float(y), contrast))
             continue
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
             shadows.append((float(x), float(y), contrast))
@@ -684,10 +731,21 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         # circle drawn partly through its edge no longer count for another.
         cv2.circle(lightness, (x, y), int(round(OUTLINE_KEPT_MASK_RADII * token_r)), color=0.0,
                    thickness=cv2.FILLED)
+    # An arc too open to be a face's outline, but as dark as half the faintest
+    # outline counted, may be a pale face whose shadow side alone shows: once
+    # pale faces are counted by their outlines, it stops an outcome too.
+    if found:
+        floor = OUTLINE_REL_ARC_CONTRAST * min(c.contrast for c in found)
+        uneven.extend((x, y, c) for x, y, c in strong_arcs if c >= floor)
     # An uneven outline right beside a face is that face's own wall or shadow.
     shadows.extend((x, y, c) for x, y, c in uneven
                    if all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands + found))
     return found, shadows
+
+
+def _closed_outline(rule: OutlineRule, n_sectors: int, contrast: float, evenness: float) -> bool:
+    """Whether an outline's support (:func:`outline_support`) passes ``rule`` on its own."""
+    return n_sectors >= rule.min_sectors and contrast >= rule.min_contrast_l and evenness >= rule.min_evenness
 
 
 def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -> np.ndarray:
