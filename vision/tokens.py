@@ -136,6 +136,22 @@ FACED_MASK_RADII = 1.1
 #: fails the outline rule but is at least this share of the faintest counted
 #: outline's contrast is reported as a suspect (a pale face lit from one side).
 OUTLINE_REL_ARC_CONTRAST = 0.5
+#: A blob smaller than this many face areas is a speck (glare, a chip in the
+#: glaze), not a token; a dark one at least this large stops an outcome.
+SPECK_MAX_AREA = 0.12
+SPECK_SUSPECT_MIN_AREA = 0.04
+#: A blob is a token's side wall or shadow, not a token (see
+#: ``_is_dark_crescent`` and ``_on_rim``), when it covers at most this many face areas, is a crescent
+#: (solidity at most this), is this much darker than the plate (L units) and
+#: more dark than coloured; it belongs to a face when this share of its
+#: pixels lies within this band of token radii around the face's centre.
+WALL_MAX_AREA = 0.35
+WALL_MAX_SOLIDITY = 0.7
+WALL_MIN_DARK_L = 15.0
+WALL_MIN_RIM_SHARE = 0.8
+WALL_RIM_RADII = (0.5, 1.6)
+#: Candidates whose rim can carry a wall: faces seen whole or in part.
+WALL_FACE_KINDS = ("disc", "faint", "outline", "partial", "overlap", "upright")
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -578,6 +594,27 @@ def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius
     return True
 
 
+def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> bool:
+    """True when blob ``b`` looks like a token's side wall or shadow rather
+    than a token: small (at most ``WALL_MAX_AREA`` face areas), a crescent
+    (solidity at most ``WALL_MAX_SOLIDITY``), dark and nearly colourless (L*
+    at least ``WALL_MIN_DARK_L`` below the plate and more than its chroma).
+    A face partly under a token shows its own colour, and a token standing
+    on edge is a convex bar, not a crescent."""
+    if b.area > WALL_MAX_AREA * face_area or b.solidity > WALL_MAX_SOLIDITY:
+        return False
+    dl, da, db = (float(v) for v in residual[b.mask].mean(axis=0))
+    return dl <= -WALL_MIN_DARK_L and -dl >= math.hypot(da, db)
+
+
+def _on_rim(b: "_Blob", x: float, y: float, radius_px: float) -> bool:
+    """True when ``WALL_MIN_RIM_SHARE`` of blob ``b``'s pixels lie within
+    ``WALL_RIM_RADII`` face radii of (x, y): along that face's rim."""
+    rr, cc = np.nonzero(b.mask)
+    d = np.hypot(cc - x, rr - y) / radius_px
+    return float(((d >= WALL_RIM_RADII[0]) & (d <= WALL_RIM_RADII[1])).mean()) >= WALL_MIN_RIM_SHARE
+
+
 def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, contrast: float,
                   min_share: float = SUSPECT_MIN_CORE_SHARE) -> bool:
     """True when the face part of a disc-filter find differs from the plate by
@@ -603,8 +640,8 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     thin_bar = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
                 and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
                 and b.contrast >= UPRIGHT_MIN_CONTRAST)
-    if rel_area < 0.12 and not thin_bar:
-        if rel_area >= 0.04 and b.contrast >= UPRIGHT_MIN_CONTRAST:
+    if rel_area < SPECK_MAX_AREA and not thin_bar:
+        if rel_area >= SPECK_SUSPECT_MIN_AREA and b.contrast >= UPRIGHT_MIN_CONTRAST:
             suspects.append((b.x, b.y, b.contrast))
         return  # speck: glare, a chip in the glaze
     if b.crosses_rim and rel_area > DISC_AREA_RANGE[1]:
@@ -912,9 +949,16 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     suspects: list[tuple[float, float, float]] = []
     weak: list[_Blob] = []
     used: set[int] = set()
+    walls: list[_Blob] = []
     for b in blobs:
         if is_rim_arc(b.mask, view.radius_px / R, token_r / R):
             continue  # the rim's own glaze, highlight or shadow left by the fit
+        if ((b.area >= SPECK_MAX_AREA * face_area or b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO)
+                and _is_dark_crescent(view.residual, b, face_area)):
+            # a side wall or shadow: it claims the plate (the face beside it
+            # is measured without it) but is not a token; see the end
+            walls.append(b)
+            continue
         n_before = len(cands)
         _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak)
         if len(cands) > n_before:
@@ -928,6 +972,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     for b in blobs:
         keep[b.mask] = 1
     claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
+    for b in walls:  # not grown: the face it borders keeps its whole disc
+        claimed[b.mask] = 1
     residual = view.residual.copy()
     residual[claimed.astype(bool)] = 0.0
     resp = disc_response(residual, token_r)
@@ -974,6 +1020,15 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             continue
         if resp[y, x] < min_resp or not allowed[y, x]:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
+            # Closer to a blob than touching faces are, with its contrast all
+            # round and a face of its own: a face partly under that blob.
+            beside = [b for b in blobs if math.hypot(x - b.x, y - b.y) < TOUCHING_MIN_DIST_RADII * token_r]
+            if (allowed[y, x] and beside and n_sectors == 8
+                    and _face_differs(bare_residual, x, y, token_r, contrast, GAP_MAX_CORE_SHARE)
+                    and _partly_under(view.residual, bare_residual, x, y, token_r, beside, n_sectors)):
+                cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
+                                       float(resp[y, x]), found_by="disc_filter"))
+                continue
             note_suspect(x, y, n_sectors, contrast)
             continue
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
@@ -1023,5 +1078,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                 and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))]
     suspects.extend(overlapping)
     suspects.extend(gaps)
+    # A wall must belong to a face counted beside it; one that does not
+    # (its face was missed) stops an outcome.
+    suspects.extend((b.x, b.y, b.contrast) for b in walls
+                    if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
