@@ -14,6 +14,7 @@ renders, a synthesized five-token scene).
 from __future__ import annotations
 
 import json
+import math
 
 import cv2
 import numpy as np
@@ -65,9 +66,10 @@ def test_uneven_outline_alone_is_not_enough(monkeypatch):
 
 
 def test_arcs_without_a_face_are_not_tokens():
-    # shadow arcs and rims drawn where no face differs from the plate
+    # shadow arcs and rims drawn where no face differs from the plate: only the red token counts
     reading = read_frame(side_lit_scene(face_bgr=PLATE_BGR))
-    assert reading.verdict != "outcome", reading.reason
+    assert reading.verdict == "reshake", reading.reason
+    assert [t.face for t in reading.tokens] == ["red"]
 
 
 def test_a_fifth_pale_token_seen_only_by_its_arc_stops_the_outcome():
@@ -77,6 +79,14 @@ def test_a_fifth_pale_token_seen_only_by_its_arc_stops_the_outcome():
     assert "fifth" in reading.reason
     # with its face as well it is counted: five tokens, a reshake
     assert read_frame(side_lit_scene(n_white=4)).verdict == "reshake"
+
+
+def test_the_open_arc_rule_is_what_stops_it(monkeypatch):
+    # without the open-arc suspect rule the same frame reads as four tokens:
+    # the rule, not chance, stops the outcome above
+    monkeypatch.setattr(tokens, "OUTLINE_REL_ARC_CONTRAST", math.inf)
+    reading = read_frame(side_lit_scene(n_white=4, arc_only=(3,)))
+    assert reading.verdict == "outcome" and (reading.red, reading.white) == (1, 3)
 
 
 @pytest.mark.parametrize("name", ["s0_014_touching", "s0_023_outcome"])

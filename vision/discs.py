@@ -227,7 +227,8 @@ def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
 #: centre on a whole pixel (see :func:`_sector_window`).
 _SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, ...]] = {}
 #: Sectors of :func:`sector_support`.
-_SUPPORT_SECTORS = 8
+SUPPORT_SECTORS = 8
+_SUPPORT_SECTORS = SUPPORT_SECTORS
 
 
 def _sector_columns(order: np.ndarray, bounds: np.ndarray, sentinel: int) -> np.ndarray:

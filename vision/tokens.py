@@ -38,6 +38,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     DISC_SURROUND_FRAC,
     EDGE_SECTOR_SHARE,
     RADIUS_SCAN_STEP,
+    SUPPORT_SECTORS,
     _DiscFilter,
     _circular_dft_length,
     _column_means,
@@ -123,14 +124,17 @@ GAP_MAX_DIST_RADII = 2.3
 GAP_MAX_CORE_SHARE = 0.5
 HIDDEN_MIN_DIST_RADII = 0.8
 HIDDEN_MAX_COSINE = 0.5
+#: A face partly under a blob found 1.7-1.85 token radii from it (below the
+#: face threshold) must differ from the plate in its own core by at least
+#: this share of its disc contrast (see ``find_tokens``).
+HIDDEN_MIN_CORE_SHARE = 0.5
 #: An outline dark in at least this many of OUTLINE_SECTORS sectors but too
 #: uneven for the outline rule (the shadow side much darker than the lit side)
 #: still counts when the face inside it differs from the plate in all eight
 #: sectors of the disc filter, in one colour direction (see ``_outline_faces``).
 OUTLINE_FACED_MIN_SECTORS = 14
 #: For that test, kept tokens and other such outlines are taken out of the
-#: residual to this many token radii (short of this face's own disc when
-#: they touch it).
+#: residual to this many token radii.
 FACED_MASK_RADII = 1.1
 #: Once a frame's pale faces are counted by their outlines, a dark arc that
 #: fails the outline rule but is at least this share of the faintest counted
@@ -597,8 +601,9 @@ def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius
 def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> bool:
     """True when blob ``b`` looks like a token's side wall or shadow rather
     than a token: small (at most ``WALL_MAX_AREA`` face areas), a crescent
-    (solidity at most ``WALL_MAX_SOLIDITY``), dark and nearly colourless (L*
-    at least ``WALL_MIN_DARK_L`` below the plate and more than its chroma).
+    (solidity at most ``WALL_MAX_SOLIDITY``), and more dark than coloured (L*
+    at least ``WALL_MIN_DARK_L`` below the plate, and by more than the
+    chroma of its difference from the plate).
     A face partly under a token shows its own colour, and a token standing
     on edge is a convex bar, not a crescent."""
     if b.area > WALL_MAX_AREA * face_area or b.solidity > WALL_MAX_SOLIDITY:
@@ -671,15 +676,24 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
                    cands: list[Candidate], blob_centres: list[tuple[float, float]],
-                   rule: OutlineRule = DEFAULT_OUTLINE_RULE, trace: list | None = None
+                   rule: OutlineRule = DEFAULT_OUTLINE_RULE, trace: list | None = None,
+                   blob_threshold_lab: float = BLOB_MIN_DELTA_E
                    ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
-    """Faint faces found by a closed dark outline near the token's radius,
-    away from every blob and every candidate already kept.
+    """Faint faces found by a dark outline near the token's radius, away from
+    every blob and every candidate already kept.
 
-    Returns the new candidates, and as suspects the outlines that pass every
-    test but overlap a stronger one (a shadow's edge, or a face partly under
-    another) and strong outlines too uneven to count: never counted, but
-    never ignored either.
+    An outline counts when it passes ``rule`` at one of the radii searched
+    (``OUTLINE_RADIUS_FACTORS``), or when it is dark in at least
+    ``OUTLINE_FACED_MIN_SECTORS`` sectors and the face inside it differs from
+    the plate all round (:func:`_pale_face_inside`): a pale face lit from one
+    side, its shadow arc much darker than its lit rim.
+
+    Returns the new candidates, and as suspects (never counted, never
+    ignored): outlines that count but overlap a stronger one (a shadow's
+    edge, or a face partly under another), strong outlines too uneven to
+    count, and, once any outline counted, the rejected arcs at least
+    ``OUTLINE_REL_ARC_CONTRAST`` of the faintest counted outline's contrast
+    (and at least ``rule.min_contrast_l``): a pale face whose shadow alone shows.
     """
     if token_r <= 2 / min(OUTLINE_RADIUS_FACTORS):
         return [], []
@@ -688,15 +702,14 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     # Every token already kept, with its edge and shadow, is taken out too:
     # a dark edge beside it must not become a second circle.
     for c in cands:
-        cv2.circle(lightness, (int(round(c.x)), int(round(c.y))), int(round(OUTLINE_KEPT_MASK_RADII * token_r)),
-                   color=0.0, thickness=cv2.FILLED)
+        _blank(lightness, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
     region = allowed & (claimed == 0)
     if not region.any():
         return [], []
     # Each radius's response in units of its own robust noise; keep the best.
     best_z = np.full(lightness.shape, -np.inf, np.float32)
-    best_r = np.zeros(lightness.shape, np.float32)
-    for factor in OUTLINE_RADIUS_FACTORS:
+    best_k = np.zeros(lightness.shape, np.int8)  # index into OUTLINE_RADIUS_FACTORS
+    for k, factor in enumerate(OUTLINE_RADIUS_FACTORS):
         resp = outline_response(lightness, factor * token_r)
         vals = resp[region]
         med = float(np.median(vals))
@@ -706,58 +719,52 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         z = (resp - med) / noise
         better = z > best_z
         best_z[better] = z[better]
-        best_r[better] = factor * token_r
+        best_k[better] = k
     found: list[Candidate] = []
     shadows: list[tuple[float, float, float]] = []
     uneven: list[tuple[float, float, float]] = []
-    strong_arcs: list[tuple[float, float, float]] = []
+    arcs: list[tuple[float, float, float]] = []
     taken = [(c.x, c.y) for c in cands] + list(blob_centres)
     peaks = [(x, y) for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r)
              if all(math.hypot(x - tx, y - ty) >= FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken)]
-    near_closed: list[tuple[int, int]] | None = None  # the peaks dark in OUTLINE_FACED_MIN_SECTORS, when needed
+    # The peaks dark in OUTLINE_FACED_MIN_SECTORS on the lightness before any
+    # face was accepted (computed when first needed): pale faces that may
+    # touch the one being judged.
+    before = lightness.copy()
+    near_closed: list[tuple[int, int]] | None = None
     for x, y in peaks:
-        n_sectors, contrast, evenness = outline_support(lightness, x, y, float(best_r[y, x]))
+        radius = OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r
+        n_sectors, contrast, evenness = outline_support(lightness, x, y, radius)
         closed = _closed_outline(rule, n_sectors, contrast, evenness)
         if not closed:
             # the radius that answers most strongly may be one where a shadow's
-            # arc dominates: the circle counts if it is closed and even at any
-            # of the radii searched
-            for factor in OUTLINE_RADIUS_FACTORS:
-                if factor * token_r == best_r[y, x]:
+            # arc dominates: the circle counts if it passes at any radius searched
+            for k, factor in enumerate(OUTLINE_RADIUS_FACTORS):
+                if k == best_k[y, x]:
                     continue
                 got = outline_support(lightness, x, y, factor * token_r)
                 if _closed_outline(rule, *got):
-                    n_sectors, contrast, evenness = got
-                    closed = True
+                    (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
                     break
         if not closed and n_sectors >= OUTLINE_FACED_MIN_SECTORS and contrast >= rule.min_contrast_l:
-            # An outline made uneven by the shadow on one side still counts
-            # when the face inside it differs from the plate all round, in one
-            # colour direction, by less than a blob does (a pale face).
-            # Its surround is judged on the plate alone: blobs, kept tokens and
-            # the other near-closed outlines (a pale face touching this one)
-            # are taken out of the residual.
             if near_closed is None:
                 near_closed = [(px, py) for px, py in peaks if outline_support(
-                    lightness, px, py, float(best_r[py, px]))[0] >= OUTLINE_FACED_MIN_SECTORS]
-            face_residual = view.residual.copy()
-            face_residual[claimed.astype(bool)] = 0.0
-            for ox, oy in [(c.x, c.y) for c in cands + found] + [q for q in near_closed if q != (x, y)]:
-                cv2.circle(face_residual, (int(round(ox)), int(round(oy))), int(round(FACED_MASK_RADII * token_r)),
-                           color=(0.0, 0.0, 0.0), thickness=cv2.FILLED)
-            face_sectors, face_contrast = sector_support(face_residual, float(x), float(y), token_r)
-            closed = face_sectors == 8 and face_contrast < BLOB_MIN_DELTA_E
+                    before, px, py, OUTLINE_RADIUS_FACTORS[best_k[py, px]] * token_r)[0] >= OUTLINE_FACED_MIN_SECTORS]
+            others = [(c.x, c.y) for c in cands + found] + [q for q in near_closed if q != (x, y)]
+            closed = _pale_face_inside(view.residual, claimed, others, x, y, token_r,
+                                       (rule.min_contrast_l, blob_threshold_lab))
         if trace is not None:  # calibration: every outline peak examined, strongest first
-            trace.append({"x": float(x), "y": float(y), "radius": float(best_r[y, x]), "z": float(best_z[y, x]),
+            trace.append({"x": float(x), "y": float(y), "radius": float(radius), "z": float(best_z[y, x]),
                           "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
         if not closed:
-            # (a circle reaching the well's edge is not counted: the plate's
-            # own edge, a pixel off the ring model, draws such an arc there)
+            # (an uneven circle reaching the well's edge is not a suspect on
+            # its own: the plate's own edge, a pixel off the ring model, draws
+            # such an arc there; it may still be one of the arcs below)
             if (n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
                     and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px):
                 uneven.append((float(x), float(y), contrast))
             elif contrast >= rule.min_contrast_l:
-                strong_arcs.append((float(x), float(y), contrast))
+                arcs.append((float(x), float(y), contrast))
             continue
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
             shadows.append((float(x), float(y), contrast))
@@ -766,18 +773,46 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                                found_by="outline"))
         # Strongest first: blank each accepted face so that the arcs of a
         # circle drawn partly through its edge no longer count for another.
-        cv2.circle(lightness, (x, y), int(round(OUTLINE_KEPT_MASK_RADII * token_r)), color=0.0,
-                   thickness=cv2.FILLED)
-    # An arc too open to be a face's outline, but as dark as half the faintest
-    # outline counted, may be a pale face whose shadow side alone shows: once
-    # pale faces are counted by their outlines, it stops an outcome too.
+        _blank(lightness, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
+    # Once pale faces are counted by their outlines, an arc as dark as a
+    # share of the faintest of them may be a pale face whose shadow alone shows.
     if found:
         floor = OUTLINE_REL_ARC_CONTRAST * min(c.contrast for c in found)
-        uneven.extend((x, y, c) for x, y, c in strong_arcs if c >= floor)
+        uneven.extend((x, y, c) for x, y, c in arcs if c >= floor)
     # An uneven outline right beside a face is that face's own wall or shadow.
     shadows.extend((x, y, c) for x, y, c in uneven
                    if all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands + found))
     return found, shadows
+
+
+def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
+    """Set the disc of ``radius_px`` around (x, y) to zero, in place (an array
+    this module owns, never the caller's view)."""
+    cv2.circle(image, (int(round(x)), int(round(y))), int(round(radius_px)),
+               color=(0.0,) * (image.shape[2] if image.ndim == 3 else 1), thickness=cv2.FILLED)
+
+
+def _pale_face_inside(residual: np.ndarray, claimed: np.ndarray, others: list[tuple[float, float]],
+                      x: int, y: int, radius_px: float, contrast_range: tuple[float, float]) -> bool:
+    """True when the face inside an outline at (x, y) differs from the plate
+    all round: in all ``SUPPORT_SECTORS`` sectors of :func:`sector_support`,
+    in one colour direction, by a contrast within ``contrast_range`` (Lab
+    units: at least what an outline must show, less than a blob), with its
+    core differing by at least ``SUSPECT_MIN_CORE_SHARE`` of it.
+
+    Its surround is judged on the plate alone: ``claimed`` pixels and discs of
+    ``FACED_MASK_RADII`` around ``others`` (kept tokens, pale faces that may
+    touch this one) are set to the plate (zero) first.  A neighbour closer
+    than two radii is masked into the rim of this face; the sectors facing it
+    then compare this face with the plate there.
+    """
+    face_residual = residual.copy()
+    face_residual[claimed.astype(bool)] = 0.0
+    for ox, oy in others:
+        _blank(face_residual, ox, oy, FACED_MASK_RADII * radius_px)
+    n_sectors, contrast = sector_support(face_residual, float(x), float(y), radius_px)
+    return (n_sectors == SUPPORT_SECTORS and contrast_range[0] <= contrast < contrast_range[1]
+            and _face_differs(face_residual, x, y, radius_px, contrast))
 
 
 def _closed_outline(rule: OutlineRule, n_sectors: int, contrast: float, evenness: float) -> bool:
@@ -955,8 +990,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             continue  # the rim's own glaze, highlight or shadow left by the fit
         if ((b.area >= SPECK_MAX_AREA * face_area or b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO)
                 and _is_dark_crescent(view.residual, b, face_area)):
-            # a side wall or shadow: it claims the plate (the face beside it
-            # is measured without it) but is not a token; see the end
+            # A side wall or shadow (of the blobs that would otherwise be a
+            # candidate: specks stay specks): taken out of the disc filter's
+            # residual so the face beside it is found without it, but not a
+            # token; it must lie on a counted face's rim (see the end).
             walls.append(b)
             continue
         n_before = len(cands)
@@ -997,6 +1034,11 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     round_suspects: set[tuple[float, float]] = set()
     edge_suspects: set[tuple[float, float]] = set()
 
+    def hidden_face(x: int, y: int) -> Candidate:
+        """A face partly under a blob, at a disc-filter peak: counted as partly hidden."""
+        return Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0, float(resp[y, x]),
+                         found_by="disc_filter")
+
     def note_suspect(x: int, y: int, n_sectors: int, contrast: float) -> None:
         if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
             suspects.append((float(x), float(y), contrast))
@@ -1015,19 +1057,17 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # floor, not the face threshold, applies)
             if allowed[y, x] and _partly_under(view.residual, bare_residual, x, y, token_r, near,
                                                sector_support(residual, float(x), float(y), token_r)[0]):
-                cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
-                                       float(resp[y, x]), found_by="disc_filter"))
+                cands.append(hidden_face(x, y))
             continue
         if resp[y, x] < min_resp or not allowed[y, x]:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             # Closer to a blob than touching faces are, with its contrast all
             # round and a face of its own: a face partly under that blob.
             beside = [b for b in blobs if math.hypot(x - b.x, y - b.y) < TOUCHING_MIN_DIST_RADII * token_r]
-            if (allowed[y, x] and beside and n_sectors == 8
-                    and _face_differs(bare_residual, x, y, token_r, contrast, GAP_MAX_CORE_SHARE)
+            if (allowed[y, x] and beside and n_sectors == SUPPORT_SECTORS
+                    and _face_differs(bare_residual, x, y, token_r, contrast, HIDDEN_MIN_CORE_SHARE)
                     and _partly_under(view.residual, bare_residual, x, y, token_r, beside, n_sectors)):
-                cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
-                                       float(resp[y, x]), found_by="disc_filter"))
+                cands.append(hidden_face(x, y))
                 continue
             note_suspect(x, y, n_sectors, contrast)
             continue
@@ -1036,8 +1076,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # its ring runs under a blob next to it: perhaps a face partly under that blob
             beside = [b for b in blobs if math.hypot(x - b.x, y - b.y) < SUSPECT_EXCLUSION_RADII * token_r]
             if beside and _partly_under(view.residual, bare_residual, x, y, token_r, beside, n_sectors):
-                cands.append(Candidate(float(x), float(y), token_r, "partial", face_area, 0.0, 1.0,
-                                       float(resp[y, x]), found_by="disc_filter"))
+                cands.append(hidden_face(x, y))
                 continue
             note_suspect(x, y, n_sectors, contrast)
             continue
@@ -1066,7 +1105,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands, gaps = _gaps_between(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
-                                           outline_trace)
+                                           outline_trace, threshold)
     cands.extend(outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
