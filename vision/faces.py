@@ -37,6 +37,14 @@ WHITE_MAX_ABS_A = 16.0
 #: A red face's hue, atan2(b*, a*) in degrees, lies between magenta-red and
 #: orange; blue and purple faces (a* > 0 but b* far below 0) are not red.
 RED_HUE_RANGE_DEG = (-35.0, 70.0)
+#: A face dimmed by the exposure (a dark red under-exposed, a pale one
+#: washed out) keeps its a* high for its lightness: it is red, outside the
+#: absolute a* bound, when its a* is at least this fraction of its L* (twice
+#: the most tinted white face measured on the synthesized scenes: 0.19, warm
+#: 2700 K light), with a red hue and a* above the plate's by at least this
+#: much more than the white bound allows (14 with the default rule).
+RED_DIM_MIN_A_PER_L = 0.4
+RED_DIM_ABOVE_WHITE_A = 2.0
 #: A white face has little chroma: the smaller of its own chroma and its
 #: chroma relative to the plate (warm light tints plate and face alike).
 WHITE_MAX_CHROMA = 22.0
@@ -167,9 +175,19 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     white_chroma = min(math.hypot(abs_a, abs_b), chroma)
     red_hue = RED_HUE_RANGE_DEG[0] <= hue_deg <= RED_HUE_RANGE_DEG[1]
     whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L
+    # a* per unit of L*: a chromaticity, about the same for a face whatever
+    # the exposure (a dark or washed-out red keeps it; a white never has it)
+    a_per_l = abs_a / max(float(np.median(face[:, 0])), 1.0)
     if (delta_a >= rule.red_min_delta_a and chroma >= rule.red_min_chroma and abs_a >= rule.red_min_abs_a
             and red_hue):
         face_name, margin = "red", min(delta_a - rule.red_min_delta_a, abs_a - rule.red_min_abs_a)
+    elif (red_hue and delta_a >= rule.white_max_delta_a + RED_DIM_ABOVE_WHITE_A
+          and a_per_l >= RED_DIM_MIN_A_PER_L):
+        # a red face made dark (under-exposed, a dark red) or pale: its a* is
+        # below the absolute bound, but high for its lightness
+        face_name, margin = "red", delta_a - rule.white_max_delta_a - RED_DIM_ABOVE_WHITE_A
+        p_red = max(p_red, 1.0 / (1.0 + math.exp(-min((a_per_l - 0.5 * RED_DIM_MIN_A_PER_L)
+                                                         / (0.125 * RED_DIM_MIN_A_PER_L), 50.0))))
     elif delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a and whitish:
         face_name, margin = "white", min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a)
     else:
