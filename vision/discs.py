@@ -228,7 +228,6 @@ def disc_response(residual: np.ndarray, radius_px: float) -> np.ndarray:
 _SECTOR_WINDOWS: dict[tuple[float, int], tuple[np.ndarray, ...]] = {}
 #: Sectors of :func:`sector_support`.
 SUPPORT_SECTORS = 8
-_SUPPORT_SECTORS = SUPPORT_SECTORS
 
 
 def _sector_columns(order: np.ndarray, bounds: np.ndarray, sentinel: int) -> np.ndarray:
@@ -292,8 +291,8 @@ def _sector_window(radius_px: float, half: int) -> tuple[np.ndarray, ...]:
         face = rho < DISC_FACE_FRAC * radius_px
         ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
         sentinel = (2 * half + 1) ** 2
-        face_order, face_bounds = _sectors_sorted(face, sector, _SUPPORT_SECTORS)
-        ring_order, ring_bounds = _sectors_sorted(ring, sector, _SUPPORT_SECTORS)
+        face_order, face_bounds = _sectors_sorted(face, sector, SUPPORT_SECTORS)
+        ring_order, ring_bounds = _sectors_sorted(ring, sector, SUPPORT_SECTORS)
         return (np.flatnonzero(face), np.flatnonzero(ring), _sector_columns(face_order, face_bounds, sentinel),
                 _sector_columns(ring_order, ring_bounds, sentinel), np.diff(face_bounds), np.diff(ring_bounds))
     return cached(_SECTOR_WINDOWS, (float(radius_px), half), make)
@@ -338,7 +337,7 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     u = overall / norm
     face_means, ring_means = _column_means(patch, face_cols, face_counts), _column_means(patch, ring_cols, ring_counts)
     n = 0
-    for k in range(_SUPPORT_SECTORS):
+    for k in range(SUPPORT_SECTORS):
         if face_counts[k] > 0 and ring_counts[k] > 0:
             d = face_means[k] - ring_means[k]
             n += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
