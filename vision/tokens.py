@@ -98,15 +98,27 @@ SUSPECT_MIN_CORE_SHARE = 0.3
 #: token-like (see find_tokens).
 ROUND_SUSPECT_MIN_CONTRAST = 6.0
 #: A blob that is a thin arc along the rim (the rim's glaze, a highlight or
-#: the shadow of the rim where the ellipse fit is a pixel off) is not an
-#: object: its pixels lie beyond this fraction of the plate radius ...
-RIM_ARC_MIN_RADIUS_FRAC = 0.8
+#: shadow on the rim or on the well's wall below it, or the rim's edge where
+#: the ellipse fit is a pixel off) is not an object: its pixels lie beyond
+#: this fraction of the plate radius (a plate's well ends at about 0.75-0.85
+#: of its rim, and the ellipse is fitted to the rim's outer edge) ...
+RIM_ARC_MIN_RADIUS_FRAC = 0.7
 #: ... within a band this thin (fraction of the plate radius; a token's face
 #: is at least 0.14 across, so an arc this thin can hide none) ...
 RIM_ARC_MAX_THICKNESS_FRAC = 0.09
 #: ... and it follows the rim for at least this many token radii (a token
-#: standing on edge is a bar about two radii long).
+#: standing on edge is a bar about two radii long) ...
 RIM_ARC_MIN_LENGTH_RADII = 3.0
+#: ... evenly: cut into pieces one token radius long, no piece reaches further
+#: in or out than the pieces near it by more than this (token radii; a
+#: token's side wall is at least 0.2 radii thick, so a token standing against
+#: the arc makes a bump it cannot pass) ...
+RIM_ARC_MAX_BUMP_RADII = 0.15
+#: ... "near": up to this many pieces either side (the median of them follows
+#: a crescent's taper, and a bump two pieces long stays a bump).
+RIM_ARC_BUMP_SPAN_PIECES = 2
+#: Pieces with fewer pixels than this are not measured (the arc's ragged ends).
+RIM_ARC_MIN_PIECE_PX = 8
 #: A disc-filter find this close to a clear face (token radii), in the same
 #: colour direction (cosine) and at most this share of its difference from
 #: the plate, is that face's halo or reflection (see ``_drop_echoes``).
@@ -396,9 +408,10 @@ def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: f
     bool
         The 5th percentile of the region's radii is at least
         ``RIM_ARC_MIN_RADIUS_FRAC``, the 5th-95th percentile band at most
-        ``RIM_ARC_MAX_THICKNESS_FRAC`` thick, and the arc it spans around the
-        centre is at least ``RIM_ARC_MIN_LENGTH_RADII`` token radii long.
-        False for an empty region.
+        ``RIM_ARC_MAX_THICKNESS_FRAC`` thick, the arc it spans around the
+        centre is at least ``RIM_ARC_MIN_LENGTH_RADII`` token radii long, and
+        it is even along its length (:func:`_arc_is_even`).  False for an
+        empty region.
     """
     if region.shape != radius_frac.shape:
         raise ValueError(f"region: expected shape {radius_frac.shape}, got {region.shape}")
@@ -412,11 +425,58 @@ def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: f
     if lo < RIM_ARC_MIN_RADIUS_FRAC or hi - lo > RIM_ARC_MAX_THICKNESS_FRAC:
         return False
     c = radius_frac.shape[0] / 2.0 - 0.5
-    theta = np.sort(np.arctan2(rr - c, cc - c))
-    gaps = np.diff(np.concatenate([theta, theta[:1] + 2 * math.pi]))
-    length_frac = (2 * math.pi - float(gaps.max())) * float(np.median(rho))
-    return length_frac >= RIM_ARC_MIN_LENGTH_RADII * token_radius_frac
+    theta = np.arctan2(rr - c, cc - c)
+    order = np.sort(theta)
+    gaps = np.diff(np.concatenate([order, order[:1] + 2 * math.pi]))
+    widest = int(np.argmax(gaps))
+    middle = float(np.median(rho))
+    length_frac = (2 * math.pi - float(gaps[widest])) * middle
+    if length_frac < RIM_ARC_MIN_LENGTH_RADII * token_radius_frac:
+        return False
+    # arc length from the arc's first end (past the widest gap), token radii
+    start = order[(widest + 1) % order.size]
+    along = ((theta - start) % (2 * math.pi)) * middle / token_radius_frac
+    return _arc_is_even(along, rho / token_radius_frac)
 
+
+def _arc_is_even(along: np.ndarray, across: np.ndarray) -> bool:
+    """True when an arc has no bump: cut into pieces one token radius long
+    (``along``: each pixel's arc length from the arc's end, token radii),
+    no piece of ``RIM_ARC_MIN_PIECE_PX`` or more pixels reaches further in or
+    out (5th and 95th percentile of ``across``: each pixel's distance from the
+    plate centre, token radii) than the median of the pieces up to
+    ``RIM_ARC_BUMP_SPAN_PIECES`` either side of it, by more than
+    ``RIM_ARC_MAX_BUMP_RADII``.  A crescent's smooth taper passes; a token
+    lying against the arc bulges it."""
+    piece = along.astype(np.int64)
+    order = np.argsort(piece, kind="stable")
+    piece, across = piece[order], across[order]
+    bounds = np.flatnonzero(np.diff(piece)) + 1
+    inner, outer = [], []
+    for part in np.split(across, bounds):
+        if part.size >= RIM_ARC_MIN_PIECE_PX:
+            lo, hi = np.percentile(part, [5, 95])
+            inner.append(lo)
+            outer.append(hi)
+        else:
+            inner.append(np.nan)
+            outer.append(np.nan)
+    inner_a, outer_a = np.asarray(inner), np.asarray(outer)
+    if np.isnan(inner_a).all():
+        return False
+    span = RIM_ARC_BUMP_SPAN_PIECES
+    for k in range(inner_a.size):
+        if np.isnan(inner_a[k]):
+            continue
+        around = np.r_[max(0, k - span):k, k + 1:min(inner_a.size, k + span + 1)]
+        nb_in, nb_out = inner_a[around], outer_a[around]
+        nb_in, nb_out = nb_in[~np.isnan(nb_in)], nb_out[~np.isnan(nb_out)]
+        if nb_in.size == 0:
+            continue
+        if (float(np.median(nb_in)) - inner_a[k] > RIM_ARC_MAX_BUMP_RADII
+                or outer_a[k] - float(np.median(nb_out)) > RIM_ARC_MAX_BUMP_RADII):
+            return False
+    return True
 
 def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
     """Radius of a blob measured at half its own contrast.

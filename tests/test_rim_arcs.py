@@ -1,0 +1,65 @@
+"""Shading on the plate's rim and on the well's wall is not an object.
+
+A lit or shadowed band along the rim, or along the wall of the well just
+inside it, is a thin arc concentric with the plate; it used to stop the round
+as "something larger than a token".  ``tokens.is_rim_arc`` sets it aside
+when it lies beyond ``RIM_ARC_MIN_RADIUS_FRAC`` of the plate radius, is thin,
+long, and even along its length (a token lying against it makes a bump).
+
+Checklist: real pixels (a synthesized black-lacquer scene whose well wall is
+lit from one side), the same scene with the band limited to the rim alone
+(the arc counts as an object again: the rule is what reads it), and that a
+token standing against the arc is still not set aside (constructed masks).
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from vision import tokens
+from vision.canonical import CANVAS_PX, PLATE_RADIUS_PX, _radius_grid
+from vision.reader import read_frame
+from vision.synth import render_scene
+
+#: Tuning seed: four flat tokens on a black-lacquer plate, the well's wall lit
+#: on one side as a bright arc at 0.80-0.87 of the fitted plate radius.
+WALL_LIT_SEED = 1700
+
+
+def test_lit_well_wall_does_not_stop_the_outcome():
+    scene = render_scene(WALL_LIT_SEED)
+    assert scene.label["verdict"] == "outcome"
+    reading = read_frame(scene.image)
+    assert reading.verdict == "outcome", reading.reason
+    assert reading.red == scene.label["red"]
+    assert len(reading.tokens) == 4
+
+
+def test_the_band_rule_is_what_reads_it(monkeypatch):
+    monkeypatch.setattr(tokens, "RIM_ARC_MIN_RADIUS_FRAC", 0.85)
+    reading = read_frame(render_scene(WALL_LIT_SEED).image)
+    assert reading.verdict == "uncertain"
+    assert "larger than a token" in reading.reason
+
+
+def _wall_arc() -> np.ndarray:
+    c = CANVAS_PX // 2
+    wall = np.zeros((CANVAS_PX, CANVAS_PX), np.uint8)
+    cv2.ellipse(wall, (c, c), (96, 96), angle=0, startAngle=200, endAngle=290, color=1, thickness=5)
+    return wall
+
+
+def test_token_against_the_arc_on_either_side_is_a_bump():
+    rho = _radius_grid(CANVAS_PX) / PLATE_RADIUS_PX
+    c = CANVAS_PX // 2
+    assert tokens.is_rim_arc(_wall_arc().astype(bool), rho, 0.12)
+    for centre_px in (91, 101):  # inside the arc, and between it and the rim
+        for along_deg in (215, 245, 275):
+            bumped = _wall_arc()
+            ang = math.radians(along_deg)
+            cv2.ellipse(bumped, (round(c + centre_px * math.cos(ang)), round(c + centre_px * math.sin(ang))),
+                        (15, 2), angle=along_deg + 90, startAngle=0, endAngle=360, color=1, thickness=-1)
+            assert cv2.connectedComponents(bumped)[0] == 2  # one blob with the arc
+            assert not tokens.is_rim_arc(bumped.astype(bool), rho, 0.12), (centre_px, along_deg)
