@@ -39,9 +39,9 @@ def test_studio_renders_never_a_wrong_outcome(studio_dir):
     outcome_kinds = sum(stats[k]["right"] for k in ("outcome", "touching", "tilted"))
     other_kinds = sum(stats[k]["right"] for k in ("overlap", "upright", "offplate", "covered"))
     assert sum(stats[k]["n"] for k in stats) == 85
-    # measured 50/53 and 28/32 at the last change (deterministic): regression floors
+    # measured 50/53 and 29/32 at the last change (deterministic): regression floors
     assert outcome_kinds >= 50, dict(stats)
-    assert other_kinds >= 28, dict(stats)
+    assert other_kinds >= 29, dict(stats)
 
 
 def test_bundled_studio_samples_never_a_wrong_outcome(samples_studio_dir):

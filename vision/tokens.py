@@ -27,7 +27,7 @@ a name ends in ``_frac`` (a fraction of the plate radius).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -189,8 +189,13 @@ UPRIGHT_MAX_AXIS_RATIO = 0.62
 UPRIGHT_MAX_AREA = 0.8
 #: ... as long as a face is wide (its diameter, in token radii) ...
 UPRIGHT_LENGTH_RADII = (1.3, 2.8)
-#: ... and as contrasted as a side wall seen edge-on (Lab units).
+#: ... and as contrasted as a side wall seen edge-on (Lab units); a bar of
+#: lower contrast counts only when it is larger than a speck and solid ...
 UPRIGHT_MIN_CONTRAST = 20.0
+#: ... and no other candidate's centre is this close (token radii): the
+#: visible sliver of a face partly under a token lies within 2.2 radii of
+#: that token's centre, and is as thin as a token's side.
+SLIVER_MAX_DIST_RADII = 2.2
 #: A faint disc counts when face and surround differ by this much (Lab units) ...
 EDGE_MIN_CONTRAST = 5.0
 #: ... and by this many times the filter's own robust noise level ...
@@ -702,9 +707,13 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     (pale, fragmentary) blob for the disc filter; or drop it (glare)."""
     rel_area = b.area / face_area
     common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
-    thin_bar = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
-                and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
-                and b.contrast >= UPRIGHT_MIN_CONTRAST)
+    bar_shape = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
+                 and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r)
+    # A bar of low contrast is an upright token too when it is no speck and
+    # solid (a pale face's fragments are ragged): the contrast floor is what
+    # keeps glare and chips, not a token's side, from counting.
+    thin_bar = bar_shape and (b.contrast >= UPRIGHT_MIN_CONTRAST
+                              or (rel_area >= SPECK_MAX_AREA and b.solidity >= DISC_MIN_SOLIDITY))
     if rel_area < SPECK_MAX_AREA and not thin_bar:
         if rel_area >= SPECK_SUSPECT_MIN_AREA and b.contrast >= UPRIGHT_MIN_CONTRAST:
             suspects.append((b.x, b.y, b.contrast))
@@ -732,6 +741,22 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     else:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
 
+
+
+def _slivers_beside_faces(cands: list[Candidate], token_r: float) -> list[Candidate]:
+    """A bar below ``UPRIGHT_MIN_CONTRAST`` counted upright (see
+    :func:`_classify_blob`) within ``SLIVER_MAX_DIST_RADII`` of another
+    blob's candidate is a sliver of a face partly under that one, as thin as
+    an upright token's side: it becomes ``partial`` (rearrange).  Alone on
+    the plate it stays upright."""
+    out = []
+    for c in cands:
+        if (c.kind == "upright" and c.contrast < UPRIGHT_MIN_CONTRAST
+                and any(o is not c and o.kind != "object"
+                        and math.hypot(o.x - c.x, o.y - c.y) < SLIVER_MAX_DIST_RADII * token_r for o in cands)):
+            c = replace(c, kind="partial")
+        out.append(c)
+    return out
 
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
@@ -1060,6 +1085,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak)
         if len(cands) > n_before:
             used.add(id(b))
+    cands = _slivers_beside_faces(cands, token_r)
 
     # 3. Faint discs, where no blob already is.
     # Only blobs that became candidates claim the plate: specks and pale
