@@ -108,3 +108,30 @@ def test_a_wall_without_its_face_stops_the_outcome(monkeypatch):
     reading = read_frame(scene.image)
     assert reading.verdict == "uncertain", reading.reason
     assert "fifth" in reading.reason
+
+
+@pytest.mark.parametrize("diff, expected", [
+    ((-17.0, -0.3, 2.1), True),    # a shadow on a dark glaze
+    ((-25.0, 8.0, 10.0), True),    # a shadow, a little warm
+    ((-12.0, 0.0, 0.0), False),    # a white face in shade on a pale plate: not dark enough
+    ((-40.0, 45.0, 20.0), False),  # a red face on a pale plate: coloured
+    ((20.0, 40.0, 30.0), False),   # a red face on a dark plate: lighter
+])
+def test_dark_not_coloured(diff, expected):
+    from vision.tokens import _dark_not_coloured
+    assert _dark_not_coloured(np.array(diff, np.float32)) is expected
+
+
+@pytest.mark.parametrize("seed, red", [(1097, 4), (1765, 3)])
+def test_shadow_beside_a_token_is_not_a_face_partly_under_it(seed, red, monkeypatch):
+    """Tuning seeds: the dark shadow between a red token and the well's wall
+    (about 16 L darker than the glaze, no colour) was read as a face partly
+    under that token (rearrange)."""
+    import vision.tokens as tokens
+    scene = render_scene(seed)
+    assert scene.label["verdict"] == "outcome" and scene.label["red"] == red
+    reading = read_frame(scene.image)
+    assert reading.verdict == "outcome", reading.reason
+    assert reading.red == red
+    monkeypatch.setattr(tokens, "_dark_not_coloured", lambda diff: False)
+    assert read_frame(scene.image).verdict == "rearrange"

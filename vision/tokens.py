@@ -655,6 +655,8 @@ def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius
     mn = float(np.linalg.norm(mine))
     if mn <= 0:
         return False
+    if _dark_not_coloured(mine):
+        return False  # a shadow (of that blob, or of the well's wall), not a face
     for b in near:
         theirs = residual[b.mask].mean(axis=0)
         tn = float(np.linalg.norm(theirs))
@@ -673,7 +675,15 @@ def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> boo
     on edge is a convex bar, not a crescent."""
     if b.area > WALL_MAX_AREA * face_area or b.solidity > WALL_MAX_SOLIDITY:
         return False
-    dl, da, db = (float(v) for v in residual[b.mask].mean(axis=0))
+    return _dark_not_coloured(residual[b.mask].mean(axis=0))
+
+
+def _dark_not_coloured(diff: np.ndarray) -> bool:
+    """True when a mean Lab difference from the plate (dL, da, db) is a
+    shadow's: at least ``WALL_MIN_DARK_L`` darker, and darker by more than
+    its chroma.  No face is: a white face is about as light as a pale plate
+    (and lighter than a dark one), a red face is coloured."""
+    dl, da, db = (float(v) for v in diff)
     return dl <= -WALL_MIN_DARK_L and -dl >= math.hypot(da, db)
 
 
