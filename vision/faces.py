@@ -46,17 +46,8 @@ RED_HUE_RANGE_DEG = (-35.0, 70.0)
 RED_DIM_MIN_A_PER_L = 0.4
 RED_DIM_ABOVE_WHITE_A = 2.0
 #: A white face has little chroma: the smaller of its own chroma and its
-#: chroma relative to the plate (warm light tints plate and face alike) ...
+#: chroma relative to the plate (warm light tints plate and face alike).
 WHITE_MAX_CHROMA = 22.0
-#: ... or its chroma is yellow, the way warm light tints a white surface (hue
-#: atan2(b*, a*) in this range, degrees: b* at least 5.7 times a*, beyond the
-#: red hue range; red faces measured on 1487 synthesized faces, 2700-7000 K:
-#: at most 64 degrees; tinted whites 70-110), with a* within the white bounds,
-#: and it is less yellow than the plate around it (b* below the plate's): a
-#: gold or celadon glaze under warm light is yellower than a white face, so
-#: the face's chroma relative to it is large.  A yellow thing on a paler plate
-#: is not white.
-WHITE_TINT_HUE_RANGE_DEG = (80.0, 120.0)
 #: A white face is not much darker than the plate (L* difference); black and
 #: grey faces are not white.
 WHITE_MIN_DELTA_L = -25.0
@@ -183,8 +174,7 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     hue_deg = math.degrees(math.atan2(abs_b, abs_a))
     white_chroma = min(math.hypot(abs_a, abs_b), chroma)
     red_hue = RED_HUE_RANGE_DEG[0] <= hue_deg <= RED_HUE_RANGE_DEG[1]
-    yellow_tint = WHITE_TINT_HUE_RANGE_DEG[0] <= hue_deg <= WHITE_TINT_HUE_RANGE_DEG[1] and delta_b <= 0.0
-    whitish = (white_chroma <= WHITE_MAX_CHROMA or yellow_tint) and delta_l >= WHITE_MIN_DELTA_L
+    whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L
     # a* per unit of L*: a chromaticity, about the same for a face whatever
     # the exposure (a dark or washed-out red keeps it; a white never has it)
     a_per_l = abs_a / max(float(np.median(face[:, 0])), 1.0)
