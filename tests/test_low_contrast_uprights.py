@@ -71,18 +71,22 @@ def test_pale_bar_beside_a_face_is_a_sliver():
     assert [c.kind for c in _slivers_beside_faces(far, R_TOKEN)] == ["upright", "disc"]
     bright = [_cand(100.0, "upright", 30.0), _cand(100.0 + 1.5 * R_TOKEN, "disc", 40.0)]
     assert [c.kind for c in _slivers_beside_faces(bright, R_TOKEN)] == ["upright", "disc"]
+    beside_object = [_cand(100.0, "upright", 17.0), _cand(100.0 + 1.5 * R_TOKEN, "object", 40.0)]
+    assert [c.kind for c in _slivers_beside_faces(beside_object, R_TOKEN)] == ["upright", "object"]
     assert _slivers_beside_faces([], R_TOKEN) == []
 
 
 @pytest.mark.parametrize("seed", [1231, 1289])
-def test_pale_upright_tokens_ask_for_a_reshake(seed):
+def test_pale_upright_tokens_ask_for_a_reshake(seed, monkeypatch):
     """Tuning seeds with one white token on edge (contrast 14-18): read
-    ``rearrange`` before."""
+    ``rearrange`` without the pale-bar rule."""
     scene = render_scene(seed)
     assert scene.label["kind"] == "upright"
     reading = read_frame(scene.image)
     assert reading.verdict == "reshake", reading.reason
     assert "standing on edge" in reading.reason
+    monkeypatch.setattr(tokens, "UPRIGHT_PALE_MIN_SOLIDITY", np.inf)
+    assert read_frame(scene.image).verdict == "rearrange"
 
 
 def test_studio_pale_upright_asks_for_a_reshake():

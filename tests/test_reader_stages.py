@@ -301,20 +301,7 @@ def test_rim_arc_is_recognised_and_a_token_is_not():
     wall = np.zeros_like(arc)
     cv2.ellipse(wall, (c, c), (96, 96), angle=0, startAngle=200, endAngle=290, color=1, thickness=5)
     assert is_rim_arc(wall.astype(bool), rho, 0.12)
-    # a crescent: thickest in its middle, tapering smoothly to its ends
-    # (the rim's shadow where the fitted ellipse is a little off centre)
-    crescent = np.zeros_like(arc)
-    cv2.ellipse(crescent, (c, c), (117, 117), angle=0, startAngle=20, endAngle=160, color=1, thickness=-1)
-    cv2.ellipse(crescent, (c, c - 5), (112, 112), angle=0, startAngle=0, endAngle=180, color=0, thickness=-1)
-    assert is_rim_arc(crescent.astype(bool), rho, 0.12)
-    # the same wall arc with a token standing against it (a bar one token
-    # radius wide in the view's pixels is 15 px long, 4 px thick) is not
-    bumped = wall.copy()
-    ang = math.radians(245)
-    bx, by = c + 91 * math.cos(ang), c + 91 * math.sin(ang)
-    cv2.ellipse(bumped, (round(bx), round(by)), (15, 2), angle=245 + 90, startAngle=0, endAngle=360,
-                color=1, thickness=-1)
-    assert not is_rim_arc(bumped.astype(bool), rho, 0.12)
+    # (a crescent, and a token lying against an arc: tests/test_rim_arcs.py)
     with pytest.raises(ValueError, match="region"):
         is_rim_arc(np.zeros((5, 5), bool), rho, 0.12)
     with pytest.raises(ValueError, match="token_radius_frac"):

@@ -5,11 +5,15 @@ or shadow, not a token: the face beside it is measured without it, and it
 must lie along the rim of a face counted (``tokens._on_rim``), else it stops
 an outcome.  A coloured crescent is a face partly under a token (abstain).  A
 disc-filter find closer to a blob than touching faces are, with contrast all
-round and a face of its own, is a face partly under that blob.
+round and a face of its own, is a face partly under that blob; beside tokens
+lighter than the plate, a find that is only dark (``_dark_not_coloured``) is
+their shadow, not a face.
 
 Checklist: known values on constructed blobs (wall, coloured crescent, off
-the rim, a solid blob, too large), real pixels (synthesized scenes with
-dark-walled white tokens, a bundled studio overlap).
+the rim, a solid blob, too large; dark and coloured differences; a dark find
+beside lighter and beside darker tokens), real pixels (synthesized scenes
+with dark-walled white tokens, shadows beside red tokens on a dark glaze, a
+bundled studio overlap).
 """
 from __future__ import annotations
 
@@ -135,3 +139,22 @@ def test_shadow_beside_a_token_is_not_a_face_partly_under_it(seed, red, monkeypa
     assert reading.red == red
     monkeypatch.setattr(tokens, "_dark_not_coloured", lambda diff: False)
     assert read_frame(scene.image).verdict == "rearrange"
+
+
+def test_dark_find_is_a_shadow_only_beside_tokens_lighter_than_the_plate():
+    """A find 4 radii from nothing but 1.9 radii from one blob: only dark.
+    Beside a token lighter than the plate (a dark glaze) it is its shadow;
+    beside a darker one (a red token on a white plate) it may be a white
+    face in that token's shade, judged by colour direction as before."""
+    from vision.tokens import _partly_under
+    yy, xx = np.mgrid[0:S, 0:S]
+    disc = np.hypot(xx - CX, yy - CY) <= R_TOKEN
+    fx, fy = int(CX + 1.9 * R_TOKEN), int(CY)
+    find = np.hypot(xx - fx, yy - fy) <= R_TOKEN
+    for blob_lab, expected in (((22.0, 47.0, 41.0), False), ((-10.0, 40.0, 10.0), True)):
+        res = np.zeros((S, S, 3), np.float32)
+        res[disc] = blob_lab
+        res[find] = (-17.0, 0.0, 2.0)
+        b = _Blob(x=CX, y=CY, area=float(disc.sum()), major=30.0, minor=30.0, angle_deg=0.0, solidity=1.0,
+                  contrast=50.0, crosses_rim=False, mask=disc)
+        assert _partly_under(res, res, fx, fy, R_TOKEN, [b], 8) is expected, blob_lab

@@ -6,8 +6,8 @@ shading are already taken out):
 
 * **Blobs**: regions whose colour differs strongly from the plate (red faces,
   side walls, upright tokens, a stick, the bowl).  Each blob's shape (area,
-  ellipse axes, solidity) is compared with one token's face; a thin arc along
-  the rim is the rim's own highlight or shadow.
+  ellipse axes, solidity) is compared with one token's face; a thin, even arc
+  along the rim or the well's wall is their own highlight or shadow.
 * **Faint discs**: a zero-mean matched filter, the mean residual over a disc
   of the token radius minus the mean over a ring just outside, on all three
   Lab channels, checked in eight sectors.  It finds pale faces; a weaker find
@@ -111,12 +111,13 @@ RIM_ARC_MAX_THICKNESS_FRAC = 0.09
 RIM_ARC_MIN_LENGTH_RADII = 3.0
 #: ... evenly: cut into pieces one token radius long, no piece reaches further
 #: in or out than the pieces near it by more than this (token radii; a
-#: token's side wall is at least 0.2 radii thick, so a token standing against
-#: the arc makes a bump it cannot pass) ...
-RIM_ARC_MAX_BUMP_RADII = 0.15
-#: ... "near": up to this many pieces either side (the median of them follows
-#: a crescent's taper, and a bump two pieces long stays a bump).
-RIM_ARC_BUMP_SPAN_PIECES = 2
+#: token's side wall is 0.2-0.3 radii thick: a token on edge lying against
+#: the arc bulges it by that much) ...
+RIM_ARC_MAX_BUMP_RADII = 0.12
+#: ... "near": the pieces this many away on either side (first, last), not
+#: the adjacent ones, which a bar two radii long partly covers too; their
+#: median follows a crescent's taper.
+RIM_ARC_BUMP_SPAN_PIECES = (2, 3)
 #: Pieces with fewer pixels than this are not measured (the arc's ragged ends).
 RIM_ARC_MIN_PIECE_PX = 8
 #: A disc-filter find this close to a clear face (token radii), in the same
@@ -190,8 +191,12 @@ UPRIGHT_MAX_AREA = 0.8
 #: ... as long as a face is wide (its diameter, in token radii) ...
 UPRIGHT_LENGTH_RADII = (1.3, 2.8)
 #: ... and as contrasted as a side wall seen edge-on (Lab units); a bar of
-#: lower contrast counts only when it is larger than a speck and solid ...
+#: lower contrast counts only when it covers at least this many face areas
+#: (no speck: SPECK_MAX_AREA) and is this solid (a pale face's fragments are
+#: ragged) ...
 UPRIGHT_MIN_CONTRAST = 20.0
+UPRIGHT_PALE_MIN_AREA = SPECK_MAX_AREA
+UPRIGHT_PALE_MIN_SOLIDITY = 0.9
 #: ... and no other candidate's centre is this close (token radii): the
 #: visible sliver of a face partly under a token lies within 2.2 radii of
 #: that token's centre, and is as thin as a token's side.
@@ -397,7 +402,8 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
 
 
 def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: float) -> bool:
-    """True when a region is a thin arc along the plate's rim.
+    """True when a region is a thin, even arc along the plate's rim or the
+    well's wall inside it (their own highlight or shadow).
 
     Parameters
     ----------
@@ -449,39 +455,36 @@ def _arc_is_even(along: np.ndarray, across: np.ndarray) -> bool:
     (``along``: each pixel's arc length from the arc's end, token radii),
     no piece of ``RIM_ARC_MIN_PIECE_PX`` or more pixels reaches further in or
     out (5th and 95th percentile of ``across``: each pixel's distance from the
-    plate centre, token radii) than the median of the pieces up to
-    ``RIM_ARC_BUMP_SPAN_PIECES`` either side of it, by more than
-    ``RIM_ARC_MAX_BUMP_RADII``.  A crescent's smooth taper passes; a token
-    lying against the arc bulges it."""
+    plate centre, token radii) than the median of the pieces
+    ``RIM_ARC_BUMP_SPAN_PIECES`` away on either side, by more than
+    ``RIM_ARC_MAX_BUMP_RADII``.  The pieces right beside it are skipped: a
+    token two radii long covers parts of three pieces, and its neighbours'
+    share of it would hide half the bump.  A crescent's smooth taper passes.
+    False when no piece is large enough."""
     piece = along.astype(np.int64)
+    n_pieces = int(piece.max()) + 1 if piece.size else 0
+    inner = np.full(n_pieces, np.nan)
+    outer = np.full(n_pieces, np.nan)
     order = np.argsort(piece, kind="stable")
     piece, across = piece[order], across[order]
-    bounds = np.flatnonzero(np.diff(piece)) + 1
-    inner, outer = [], []
-    for part in np.split(across, bounds):
+    starts = np.flatnonzero(np.r_[True, np.diff(piece) != 0])
+    for k, part in zip(piece[starts], np.split(across, starts[1:])):
         if part.size >= RIM_ARC_MIN_PIECE_PX:
-            lo, hi = np.percentile(part, [5, 95])
-            inner.append(lo)
-            outer.append(hi)
-        else:
-            inner.append(np.nan)
-            outer.append(np.nan)
-    inner_a, outer_a = np.asarray(inner), np.asarray(outer)
-    if np.isnan(inner_a).all():
+            inner[k], outer[k] = np.percentile(part, [2, 98])
+    if np.isnan(inner).all():
         return False
-    span = RIM_ARC_BUMP_SPAN_PIECES
-    for k in range(inner_a.size):
-        if np.isnan(inner_a[k]):
-            continue
-        around = np.r_[max(0, k - span):k, k + 1:min(inner_a.size, k + span + 1)]
-        nb_in, nb_out = inner_a[around], outer_a[around]
-        nb_in, nb_out = nb_in[~np.isnan(nb_in)], nb_out[~np.isnan(nb_out)]
+    lo, hi = RIM_ARC_BUMP_SPAN_PIECES
+    for k in np.flatnonzero(~np.isnan(inner)):
+        around = [j for d in range(lo, hi + 1) for j in (k - d, k + d) if 0 <= j < n_pieces]
+        nb_in = inner[around][~np.isnan(inner[around])]
+        nb_out = outer[around][~np.isnan(outer[around])]
         if nb_in.size == 0:
             continue
-        if (float(np.median(nb_in)) - inner_a[k] > RIM_ARC_MAX_BUMP_RADII
-                or outer_a[k] - float(np.median(nb_out)) > RIM_ARC_MAX_BUMP_RADII):
+        if (float(np.median(nb_in)) - inner[k] > RIM_ARC_MAX_BUMP_RADII
+                or outer[k] - float(np.median(nb_out)) > RIM_ARC_MAX_BUMP_RADII):
             return False
     return True
+
 
 def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
     """Radius of a blob measured at half its own contrast.
@@ -655,8 +658,11 @@ def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius
     mn = float(np.linalg.norm(mine))
     if mn <= 0:
         return False
-    if _dark_not_coloured(mine):
-        return False  # a shadow (of that blob, or of the well's wall), not a face
+    if _dark_not_coloured(mine) and all(float(residual[b.mask][:, 0].mean()) > 0.0 for b in near):
+        # beside tokens lighter than the glaze (a dark plate, on which every
+        # face is lighter too), a find only darker than the glaze is a
+        # shadow, not a face; beside darker tokens it is judged as before
+        return False
     for b in near:
         theirs = residual[b.mask].mean(axis=0)
         tn = float(np.linalg.norm(theirs))
@@ -680,9 +686,12 @@ def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> boo
 
 def _dark_not_coloured(diff: np.ndarray) -> bool:
     """True when a mean Lab difference from the plate (dL, da, db) is a
-    shadow's: at least ``WALL_MIN_DARK_L`` darker, and darker by more than
-    its chroma.  No face is: a white face is about as light as a pale plate
-    (and lighter than a dark one), a red face is coloured."""
+    shadow's or a dark side wall's: at least ``WALL_MIN_DARK_L`` darker, and
+    darker by more than its chroma.  A white face is not (it is about as
+    light as a pale plate, lighter than a dark one); a dark red face on a
+    white plate can be (L* 67 below it, chroma 52), so the callers also ask
+    where the find lies (on a counted face's rim; beside tokens lighter than
+    the plate)."""
     dl, da, db = (float(v) for v in diff)
     return dl <= -WALL_MIN_DARK_L and -dl >= math.hypot(da, db)
 
@@ -723,7 +732,7 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     # solid (a pale face's fragments are ragged): the contrast floor is what
     # keeps glare and chips, not a token's side, from counting.
     thin_bar = bar_shape and (b.contrast >= UPRIGHT_MIN_CONTRAST
-                              or (rel_area >= SPECK_MAX_AREA and b.solidity >= DISC_MIN_SOLIDITY))
+                              or (rel_area >= UPRIGHT_PALE_MIN_AREA and b.solidity >= UPRIGHT_PALE_MIN_SOLIDITY))
     if rel_area < SPECK_MAX_AREA and not thin_bar:
         if rel_area >= SPECK_SUSPECT_MIN_AREA and b.contrast >= UPRIGHT_MIN_CONTRAST:
             suspects.append((b.x, b.y, b.contrast))
@@ -1082,7 +1091,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     walls: list[_Blob] = []
     for b in blobs:
         if is_rim_arc(b.mask, view.radius_px / R, token_r / R):
-            continue  # the rim's own glaze, highlight or shadow left by the fit
+            continue  # the rim's or the well wall's glaze, highlight or shadow
         if ((b.area >= SPECK_MAX_AREA * face_area or b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO)
                 and _is_dark_crescent(view.residual, b, face_area)):
             # A side wall or shadow (of the blobs that would otherwise be a
