@@ -166,6 +166,11 @@ WALL_MAX_AREA = 0.35
 WALL_MAX_SOLIDITY = 0.7
 WALL_MIN_DARK_L = 15.0
 WALL_MIN_RIM_SHARE = 0.8
+#: A disc-filter or outline find whose face is this much darker than the
+#: plate (L units; the faint-disc contrast floor, EDGE_MIN_CONTRAST) and more
+#: dark than coloured is the plate's shading when every clear face in the
+#: frame is lighter than the plate (see ``_without_shading_finds``).
+SHADING_FIND_MIN_DARK_L = 5.0
 WALL_RIM_RADII = (0.5, 1.6)
 #: Candidates whose rim can carry a wall: faces seen whole or in part.
 WALL_FACE_KINDS = ("disc", "faint", "outline", "partial", "overlap", "upright")
@@ -684,16 +689,16 @@ def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> boo
     return _dark_not_coloured(residual[b.mask].mean(axis=0))
 
 
-def _dark_not_coloured(diff: np.ndarray) -> bool:
+def _dark_not_coloured(diff: np.ndarray, min_dark_l: float = WALL_MIN_DARK_L) -> bool:
     """True when a mean Lab difference from the plate (dL, da, db) is a
-    shadow's or a dark side wall's: at least ``WALL_MIN_DARK_L`` darker, and
-    darker by more than its chroma.  A white face is not (it is about as
+    shadow's or a dark side wall's: at least ``min_dark_l`` darker (L units,
+    default ``WALL_MIN_DARK_L``), and darker by more than its chroma.  A white face is not (it is about as
     light as a pale plate, lighter than a dark one); a dark red face on a
     white plate can be (L* 67 below it, chroma 52), so the callers also ask
     where the find lies (on a counted face's rim; beside tokens lighter than
     the plate)."""
     dl, da, db = (float(v) for v in diff)
-    return dl <= -WALL_MIN_DARK_L and -dl >= math.hypot(da, db)
+    return dl <= -min_dark_l and -dl >= math.hypot(da, db)
 
 
 def _on_rim(b: "_Blob", x: float, y: float, radius_px: float) -> bool:
@@ -760,6 +765,26 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     else:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "partial", b.area, **common))
 
+
+
+def _without_shading_finds(residual: np.ndarray, cands: list[Candidate], token_r: float,
+                           reference: list[Candidate] | None = None) -> list[Candidate]:
+    """``cands`` without the disc-filter and outline finds whose face is only
+    dark (:func:`_dark_not_coloured`: at least ``SHADING_FIND_MIN_DARK_L``
+    darker than the plate, more dark than coloured) on a plate darker than the
+    frame's faces: every clear face (a blob disc, of ``reference`` or else
+    of ``cands``; at least one) is lighter than the plate there, and so
+    would any face be.  Such a find is the plate's own shading (a dark band
+    the ring model leaves, a shadow)."""
+    ref = cands if reference is None else reference
+    clear = [c for c in ref if c.kind == "disc" and c.found_by == "blob"]
+    if not clear or any(float(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * c.radius)[0]) <= 0.0
+                        for c in clear):
+        return cands
+    return [c for c in cands
+            if c.found_by == "blob"
+            or not _dark_not_coloured(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * token_r),
+                                      SHADING_FIND_MIN_DARK_L)]
 
 
 def _slivers_beside_faces(cands: list[Candidate], token_r: float) -> list[Candidate]:
@@ -1208,10 +1233,11 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
     cands, gaps = _gaps_between(view.residual, cands, token_r)
+    cands = _without_shading_finds(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
                                            outline_trace, threshold)
-    cands.extend(outlined)
+    cands.extend(_without_shading_finds(view.residual, outlined, token_r, reference=cands))
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
     faint = [c.contrast for c in cands if c.kind == "faint"]
