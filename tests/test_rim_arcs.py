@@ -55,7 +55,7 @@ def _wall_arc() -> np.ndarray:
 
 @pytest.mark.parametrize("centre_px", [90, 101])  # inside the arc, and between it and the rim
 def test_token_against_the_arc_anywhere_along_it_is_a_bump(centre_px):
-    """A bar a token's diameter long (30 px) and 4-5 px thick (0.26-0.3 token
+    """A bar a token's diameter long (30 px) and about 5 px thick (0.3 token
     radii: a side wall seen from above), touching the arc, every 2 degrees."""
     rho = _radius_grid(CANVAS_PX) / PLATE_RADIUS_PX
     c = CANVAS_PX // 2
@@ -81,3 +81,19 @@ def test_crescent_tapering_smoothly_is_an_arc():
     cv2.ellipse(crescent, (c, c), (117, 117), angle=0, startAngle=20, endAngle=160, color=1, thickness=-1)
     cv2.ellipse(crescent, (c, c - 5), (112, 112), angle=0, startAngle=0, endAngle=180, color=0, thickness=-1)
     assert tokens.is_rim_arc(crescent.astype(bool), rho, 0.12)
+
+
+@pytest.mark.xfail(strict=True, reason="known gap: a 3 px (0.2 token radii) bar between the arc and the rim "
+                                       "is still taken for rim arc at some angles (8 of 81 measured)")
+def test_thinnest_side_wall_between_arc_and_rim_is_a_bump():
+    rho = _radius_grid(CANVAS_PX) / PLATE_RADIUS_PX
+    c = CANVAS_PX // 2
+    missed = []
+    for along_deg in range(205, 286):
+        bumped = _wall_arc()
+        ang = math.radians(along_deg)
+        cv2.ellipse(bumped, (round(c + 100 * math.cos(ang)), round(c + 100 * math.sin(ang))),
+                    (15, 1), angle=along_deg + 90, startAngle=0, endAngle=360, color=1, thickness=-1)
+        if cv2.connectedComponents(bumped)[0] == 2 and tokens.is_rim_arc(bumped.astype(bool), rho, 0.12):
+            missed.append(along_deg)
+    assert missed == []

@@ -131,19 +131,25 @@ def test_dark_not_coloured(diff, expected):
 def test_shadow_beside_a_token_is_not_a_face_partly_under_it(seed, red, monkeypatch):
     """Tuning seeds: the dark shadow between a red token and the well's wall
     (about 16 L darker than the glaze, no colour) was read as a face partly
-    under that token (rearrange)."""
+    under that token (rearrange).  Two rules now see it (the local one in
+    ``_partly_under`` and the frame-wide ``_without_shading_finds``); the
+    test shows the verdict with both and without either."""
     import vision.tokens as tokens
     scene = render_scene(seed)
     assert scene.label["verdict"] == "outcome" and scene.label["red"] == red
     reading = read_frame(scene.image)
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == red
+    # both rules that judge such a dark find off: the local one in
+    # _partly_under and the frame-wide one (_without_shading_finds); either
+    # alone reads these seeds
     monkeypatch.setattr(tokens, "_dark_not_coloured", lambda diff, min_dark_l=0.0: False)
     assert read_frame(scene.image).verdict == "rearrange"
 
 
 def test_dark_find_is_a_shadow_only_beside_tokens_lighter_than_the_plate():
-    """A find 4 radii from nothing but 1.9 radii from one blob: only dark.
+    """A find 1.9 radii from one blob (their discs overlap a little; the
+    find's is painted last), and only dark.
     Beside a token lighter than the plate (a dark glaze) it is its shadow;
     beside a darker one (a red token on a white plate) it may be a white
     face in that token's shade, judged by colour direction as before."""
@@ -182,6 +188,11 @@ def test_dark_find_on_a_plate_darker_than_the_faces_is_shading(clear_lab, find_l
     find = Candidate(fx, fy, R_TOKEN, "faint", FACE_AREA, 1.0, 1.0, 8.0, found_by="disc_filter")
     got = _without_shading_finds(res, [clear, find], R_TOKEN)
     assert got == ([clear, find] if kept else [clear])
+    # a second clear face darker than the plate: the plate is not darker than every face
+    dark_face = Candidate(CX, CY + 4 * R_TOKEN, R_TOKEN, "disc", FACE_AREA, 1.0, 1.0, 60.0)
+    res2 = res.copy()
+    res2[_disc_mask(CX, CY + 4 * R_TOKEN)] = (-30.0, 45.0, 20.0)
+    assert _without_shading_finds(res2, [clear, dark_face, find], R_TOKEN) == [clear, dark_face, find]
     # an outline find judged against the kept candidates
     outline = Candidate(fx, fy, R_TOKEN, "outline", FACE_AREA, 1.0, 1.0, 4.0, found_by="outline")
     assert _without_shading_finds(res, [outline], R_TOKEN, reference=[clear]) == ([outline] if kept else [])
@@ -199,3 +210,21 @@ def test_shading_band_on_a_dark_glaze_is_not_a_token(monkeypatch):
     assert reading.red == scene.label["red"] == 4
     monkeypatch.setattr(tokens, "SHADING_FIND_MIN_DARK_L", np.inf)
     assert read_frame(scene.image).verdict == "rearrange"
+
+
+def test_face_in_a_local_shadow_is_kept():
+    """A pale face inside a shadow (a hand's, the bowl's edge): darker than
+    the plate model by 8 L, but 12 L lighter than the shadow around it."""
+    from vision.tokens import Candidate, _without_shading_finds
+    res = np.zeros((S, S, 3), np.float32)
+    res[_disc_mask(CX, CY)] = (40.0, 50.0, 30.0)
+    fx, fy = CX + 4 * R_TOKEN, CY
+    yy, xx = np.mgrid[0:S, 0:S]
+    res[np.hypot(xx - fx, yy - fy) <= 2.5 * R_TOKEN] = (-20.0, 0.0, 0.0)  # the shadow
+    res[_disc_mask(fx, fy)] = (-8.0, 0.5, -1.0)                             # the face in it
+    clear = Candidate(CX, CY, R_TOKEN, "disc", FACE_AREA, 1.0, 1.0, 60.0)
+    find = Candidate(fx, fy, R_TOKEN, "faint", FACE_AREA, 1.0, 1.0, 8.0, found_by="disc_filter")
+    assert _without_shading_finds(res, [clear, find], R_TOKEN) == [clear, find]
+    # the same find where the ring around it is as dark as it: shading, dropped
+    res[np.hypot(xx - fx, yy - fy) <= 2.5 * R_TOKEN] = (-8.0, 0.5, -1.0)
+    assert _without_shading_finds(res, [clear, find], R_TOKEN) == [clear]

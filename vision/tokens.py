@@ -171,6 +171,9 @@ WALL_MIN_RIM_SHARE = 0.8
 #: dark than coloured is the plate's shading when every clear face in the
 #: frame is lighter than the plate (see ``_without_shading_finds``).
 SHADING_FIND_MIN_DARK_L = 5.0
+#: ... and no lighter than the plate in the ring this many token radii
+#: around it (a face in a local shadow is lighter than that shadow).
+SHADING_RING_RADII = (1.2, 1.7)
 WALL_RIM_RADII = (0.5, 1.6)
 #: Candidates whose rim can carry a wall: faces seen whole or in part.
 WALL_FACE_KINDS = ("disc", "faint", "outline", "partial", "overlap", "upright")
@@ -459,7 +462,7 @@ def _arc_is_even(along: np.ndarray, across: np.ndarray) -> bool:
     """True when an arc has no bump: cut into pieces one token radius long
     (``along``: each pixel's arc length from the arc's end, token radii),
     no piece of ``RIM_ARC_MIN_PIECE_PX`` or more pixels reaches further in or
-    out (5th and 95th percentile of ``across``: each pixel's distance from the
+    out (2nd and 98th percentile of ``across``: each pixel's distance from the
     plate centre, token radii) than the median of the pieces
     ``RIM_ARC_BUMP_SPAN_PIECES`` away on either side, by more than
     ``RIM_ARC_MAX_BUMP_RADII``.  The pieces right beside it are skipped: a
@@ -769,22 +772,51 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 def _without_shading_finds(residual: np.ndarray, cands: list[Candidate], token_r: float,
                            reference: list[Candidate] | None = None) -> list[Candidate]:
-    """``cands`` without the disc-filter and outline finds whose face is only
-    dark (:func:`_dark_not_coloured`: at least ``SHADING_FIND_MIN_DARK_L``
-    darker than the plate, more dark than coloured) on a plate darker than the
-    frame's faces: every clear face (a blob disc, of ``reference`` or else
-    of ``cands``; at least one) is lighter than the plate there, and so
-    would any face be.  Such a find is the plate's own shading (a dark band
-    the ring model leaves, a shadow)."""
+    """``cands`` without the disc-filter and outline finds that are the
+    plate's own shading (a dark band the ring model leaves, a shadow).
+
+    A find is dropped when, on a plate darker than the frame's faces (every
+    clear face, a blob disc of ``reference`` or else of ``cands``, at least
+    one, is lighter than the plate), its face part is only dark
+    (:func:`_dark_not_coloured` with ``SHADING_FIND_MIN_DARK_L``) and no
+    lighter than the plate around it (the median L* residual of the ring
+    ``SHADING_RING_RADII`` token radii out, pixels closer to the plate than
+    ``BLOB_MIN_DELTA_E``).  A face in a local shadow (a hand's, the bowl's)
+    is darker than the plate model but lighter than the shadow around it:
+    kept; so is a find whose ring has no plate pixels."""
     ref = cands if reference is None else reference
     clear = [c for c in ref if c.kind == "disc" and c.found_by == "blob"]
-    if not clear or any(float(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * c.radius)[0]) <= 0.0
+    if not clear or any(not float(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * c.radius)[0]) > 0.0
                         for c in clear):
         return cands
-    return [c for c in cands
-            if c.found_by == "blob"
-            or not _dark_not_coloured(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * token_r),
-                                      SHADING_FIND_MIN_DARK_L)]
+    out = []
+    for c in cands:
+        if c.found_by != "blob":
+            face = _mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * token_r)
+            if _dark_not_coloured(face, SHADING_FIND_MIN_DARK_L):
+                ring_l = _ring_lightness(residual, c.x, c.y, token_r)
+                if ring_l is not None and float(face[0]) - ring_l <= 0.0:
+                    continue
+        out.append(c)
+    return out
+
+
+def _ring_lightness(residual: np.ndarray, x: float, y: float, token_r: float) -> float | None:
+    """Median L* residual of the plate pixels (closer to the plate model than
+    ``BLOB_MIN_DELTA_E``) in the ring ``SHADING_RING_RADII`` token radii
+    around (x, y); None when the ring has none."""
+    s = residual.shape[0]
+    half = int(math.ceil(SHADING_RING_RADII[1] * token_r))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    d = np.hypot(cc - x, rr - y) / token_r
+    patch = residual[y0:y1, x0:x1]
+    sel = (d >= SHADING_RING_RADII[0]) & (d <= SHADING_RING_RADII[1]) & (
+        np.linalg.norm(patch, axis=-1) < BLOB_MIN_DELTA_E)
+    if not sel.any():
+        return None
+    return float(np.median(patch[sel][:, 0]))
 
 
 def _slivers_beside_faces(cands: list[Candidate], token_r: float) -> list[Candidate]:
@@ -1233,14 +1265,17 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
     cands, gaps = _gaps_between(view.residual, cands, token_r)
-    cands = _without_shading_finds(view.residual, cands, token_r)
+    kept = _without_shading_finds(view.residual, cands, token_r)
+    # (their contrasts still set the suspect floor below, as before they were dropped)
+    shading_contrasts = [c.contrast for c in cands if c.kind == "faint" and c not in kept]
+    cands = kept
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
                                            outline_trace, threshold)
     cands.extend(_without_shading_finds(view.residual, outlined, token_r, reference=cands))
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
-    faint = [c.contrast for c in cands if c.kind == "faint"]
+    faint = [c.contrast for c in cands if c.kind == "faint"] + shading_contrasts
     floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
