@@ -8,7 +8,7 @@ disc-filter find closer to a blob than touching faces are, with contrast all
 round and a face of its own, is a face partly under that blob; beside tokens
 lighter than the plate, a find that is only dark (``_dark_not_coloured``) is
 their shadow, not a face; on a plate darker than every clear face, any find
-that is only dark is its shading (``_without_shading_finds``).
+that is only dark is its shading (``_split_shading``).
 
 Checklist: known values on constructed blobs (wall, coloured crescent, off
 the rim, a solid blob, too large; dark and coloured differences; a dark find
@@ -54,6 +54,11 @@ def residual(mask: np.ndarray, lab: tuple[float, float, float]) -> np.ndarray:
     res = np.zeros((S, S, 3), np.float32)
     res[mask] = lab
     return res
+
+
+def _disc_mask(x: float, y: float) -> np.ndarray:
+    yy, xx = np.mgrid[0:S, 0:S]
+    return np.hypot(xx - x, yy - y) <= R_TOKEN
 
 
 def is_wall(res: np.ndarray, b: _Blob) -> bool:
@@ -132,7 +137,7 @@ def test_shadow_beside_a_token_is_not_a_face_partly_under_it(seed, red, monkeypa
     """Tuning seeds: the dark shadow between a red token and the well's wall
     (about 16 L darker than the glaze, no colour) was read as a face partly
     under that token (rearrange).  Two rules now see it (the local one in
-    ``_partly_under`` and the frame-wide ``_without_shading_finds``); the
+    ``_partly_under`` and the frame-wide ``_split_shading``); the
     test shows the verdict with both and without either."""
     import vision.tokens as tokens
     scene = render_scene(seed)
@@ -141,7 +146,7 @@ def test_shadow_beside_a_token_is_not_a_face_partly_under_it(seed, red, monkeypa
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == red
     # both rules that judge such a dark find off: the local one in
-    # _partly_under and the frame-wide one (_without_shading_finds); either
+    # _partly_under and the frame-wide one (_split_shading); either
     # alone reads these seeds
     monkeypatch.setattr(tokens, "_dark_not_coloured", lambda diff, min_dark_l=0.0: False)
     assert read_frame(scene.image).verdict == "rearrange"
@@ -154,10 +159,9 @@ def test_dark_find_is_a_shadow_only_beside_tokens_lighter_than_the_plate():
     beside a darker one (a red token on a white plate) it may be a white
     face in that token's shade, judged by colour direction as before."""
     from vision.tokens import _partly_under
-    yy, xx = np.mgrid[0:S, 0:S]
-    disc = np.hypot(xx - CX, yy - CY) <= R_TOKEN
+    disc = _disc_mask(CX, CY)
     fx, fy = int(CX + 1.9 * R_TOKEN), int(CY)
-    find = np.hypot(xx - fx, yy - fy) <= R_TOKEN
+    find = _disc_mask(fx, fy)
     for blob_lab, expected in (((22.0, 47.0, 41.0), False), ((-10.0, 40.0, 10.0), True)):
         res = np.zeros((S, S, 3), np.float32)
         res[disc] = blob_lab
@@ -167,9 +171,14 @@ def test_dark_find_is_a_shadow_only_beside_tokens_lighter_than_the_plate():
         assert _partly_under(res, res, fx, fy, R_TOKEN, [b], 8) is expected, blob_lab
 
 
-def _disc_mask(x: float, y: float) -> np.ndarray:
-    yy, xx = np.mgrid[0:S, 0:S]
-    return np.hypot(xx - x, yy - y) <= R_TOKEN
+def without_shading(res: np.ndarray, cands: list, reference: list | None = None) -> list:
+    """What find_tokens keeps of ``cands``: all of them unless the plate is
+    darker than every clear face (of ``reference``, else of ``cands``), then
+    those that are not shading."""
+    from vision.tokens import _plate_darker_than_faces, _split_shading
+    if not _plate_darker_than_faces(res, cands if reference is None else reference):
+        return cands
+    return _split_shading(res, cands, R_TOKEN)[0]
 
 
 @pytest.mark.parametrize("clear_lab, find_lab, kept", [
@@ -179,24 +188,24 @@ def _disc_mask(x: float, y: float) -> np.ndarray:
     ((-30.0, 45.0, 20.0), (-8.0, 1.0, -2.0), True),   # a pale glaze (the red face darker): as before
 ])
 def test_dark_find_on_a_plate_darker_than_the_faces_is_shading(clear_lab, find_lab, kept):
-    from vision.tokens import Candidate, _without_shading_finds
+    from vision.tokens import Candidate
     res = np.zeros((S, S, 3), np.float32)
     res[_disc_mask(CX, CY)] = clear_lab
     fx, fy = CX + 4 * R_TOKEN, CY
     res[_disc_mask(fx, fy)] = find_lab
     clear = Candidate(CX, CY, R_TOKEN, "disc", FACE_AREA, 1.0, 1.0, 60.0)
     find = Candidate(fx, fy, R_TOKEN, "faint", FACE_AREA, 1.0, 1.0, 8.0, found_by="disc_filter")
-    got = _without_shading_finds(res, [clear, find], R_TOKEN)
+    got = without_shading(res, [clear, find])
     assert got == ([clear, find] if kept else [clear])
     # a second clear face darker than the plate: the plate is not darker than every face
     dark_face = Candidate(CX, CY + 4 * R_TOKEN, R_TOKEN, "disc", FACE_AREA, 1.0, 1.0, 60.0)
     res2 = res.copy()
     res2[_disc_mask(CX, CY + 4 * R_TOKEN)] = (-30.0, 45.0, 20.0)
-    assert _without_shading_finds(res2, [clear, dark_face, find], R_TOKEN) == [clear, dark_face, find]
+    assert without_shading(res2, [clear, dark_face, find]) == [clear, dark_face, find]
     # an outline find judged against the kept candidates
     outline = Candidate(fx, fy, R_TOKEN, "outline", FACE_AREA, 1.0, 1.0, 4.0, found_by="outline")
-    assert _without_shading_finds(res, [outline], R_TOKEN, reference=[clear]) == ([outline] if kept else [])
-    assert _without_shading_finds(res, [], R_TOKEN) == []
+    assert without_shading(res, [outline], reference=[clear]) == ([outline] if kept else [])
+    assert without_shading(res, []) == []
 
 
 def test_shading_band_on_a_dark_glaze_is_not_a_token(monkeypatch):
@@ -215,7 +224,7 @@ def test_shading_band_on_a_dark_glaze_is_not_a_token(monkeypatch):
 def test_face_in_a_local_shadow_is_kept():
     """A pale face inside a shadow (a hand's, the bowl's edge): darker than
     the plate model by 8 L, but 12 L lighter than the shadow around it."""
-    from vision.tokens import Candidate, _without_shading_finds
+    from vision.tokens import Candidate
     res = np.zeros((S, S, 3), np.float32)
     res[_disc_mask(CX, CY)] = (40.0, 50.0, 30.0)
     fx, fy = CX + 4 * R_TOKEN, CY
@@ -224,7 +233,7 @@ def test_face_in_a_local_shadow_is_kept():
     res[_disc_mask(fx, fy)] = (-8.0, 0.5, -1.0)                             # the face in it
     clear = Candidate(CX, CY, R_TOKEN, "disc", FACE_AREA, 1.0, 1.0, 60.0)
     find = Candidate(fx, fy, R_TOKEN, "faint", FACE_AREA, 1.0, 1.0, 8.0, found_by="disc_filter")
-    assert _without_shading_finds(res, [clear, find], R_TOKEN) == [clear, find]
+    assert without_shading(res, [clear, find]) == [clear, find]
     # the same find where the ring around it is as dark as it: shading, dropped
     res[np.hypot(xx - fx, yy - fy) <= 2.5 * R_TOKEN] = (-8.0, 0.5, -1.0)
-    assert _without_shading_finds(res, [clear, find], R_TOKEN) == [clear]
+    assert without_shading(res, [clear, find]) == [clear]

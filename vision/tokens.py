@@ -166,17 +166,17 @@ WALL_MAX_AREA = 0.35
 WALL_MAX_SOLIDITY = 0.7
 WALL_MIN_DARK_L = 15.0
 WALL_MIN_RIM_SHARE = 0.8
+WALL_RIM_RADII = (0.5, 1.6)
+#: Candidates whose rim can carry a wall: faces seen whole or in part.
+WALL_FACE_KINDS = ("disc", "faint", "outline", "partial", "overlap", "upright")
 #: A disc-filter or outline find whose face is this much darker than the
 #: plate (L units; the faint-disc contrast floor, EDGE_MIN_CONTRAST) and more
 #: dark than coloured is the plate's shading when every clear face in the
-#: frame is lighter than the plate (see ``_without_shading_finds``).
+#: frame is lighter than the plate (see ``_split_shading``) ...
 SHADING_FIND_MIN_DARK_L = 5.0
 #: ... and no lighter than the plate in the ring this many token radii
 #: around it (a face in a local shadow is lighter than that shadow).
 SHADING_RING_RADII = (1.2, 1.7)
-WALL_RIM_RADII = (0.5, 1.6)
-#: Candidates whose rim can carry a wall: faces seen whole or in part.
-WALL_FACE_KINDS = ("disc", "faint", "outline", "partial", "overlap", "upright")
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -666,13 +666,13 @@ def _partly_under(residual: np.ndarray, bare: np.ndarray, x: int, y: int, radius
     mn = float(np.linalg.norm(mine))
     if mn <= 0:
         return False
-    if _dark_not_coloured(mine) and all(float(residual[b.mask][:, 0].mean()) > 0.0 for b in near):
+    blob_means = [residual[b.mask].mean(axis=0) for b in near]
+    if _dark_not_coloured(mine) and all(float(theirs[0]) > 0.0 for theirs in blob_means):
         # beside tokens lighter than the glaze (a dark plate, on which every
         # face is lighter too), a find only darker than the glaze is a
         # shadow, not a face; beside darker tokens it is judged as before
         return False
-    for b in near:
-        theirs = residual[b.mask].mean(axis=0)
+    for theirs in blob_means:
         tn = float(np.linalg.norm(theirs))
         if tn > 0 and float(mine @ theirs) / (mn * tn) > HIDDEN_MAX_COSINE:
             return False
@@ -695,11 +695,11 @@ def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> boo
 def _dark_not_coloured(diff: np.ndarray, min_dark_l: float = WALL_MIN_DARK_L) -> bool:
     """True when a mean Lab difference from the plate (dL, da, db) is a
     shadow's or a dark side wall's: at least ``min_dark_l`` darker (L units,
-    default ``WALL_MIN_DARK_L``), and darker by more than its chroma.  A white face is not (it is about as
-    light as a pale plate, lighter than a dark one); a dark red face on a
-    white plate can be (L* 67 below it, chroma 52), so the callers also ask
-    where the find lies (on a counted face's rim; beside tokens lighter than
-    the plate)."""
+    default ``WALL_MIN_DARK_L``), and darker by more than its chroma.  A
+    white face is not (it is about as light as a pale plate, lighter than a
+    dark one); a dark red face on a white plate can be (L* 67 below it,
+    chroma 52), so the callers also ask where the find lies (on a counted
+    face's rim; beside tokens lighter than the plate)."""
     dl, da, db = (float(v) for v in diff)
     return dl <= -min_dark_l and -dl >= math.hypot(da, db)
 
@@ -770,48 +770,49 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 
 
-def _without_shading_finds(residual: np.ndarray, cands: list[Candidate], token_r: float,
-                           reference: list[Candidate] | None = None) -> list[Candidate]:
-    """``cands`` without the disc-filter and outline finds that are the
-    plate's own shading (a dark band the ring model leaves, a shadow).
+def _plate_darker_than_faces(residual: np.ndarray, cands: list[Candidate]) -> bool:
+    """True when the frame has a clear face (a blob disc) and every clear
+    face is lighter than the plate (mean L* residual of its face part > 0):
+    then any face would be, and a find that is only dark is shading (see
+    :func:`_split_shading`)."""
+    clear = [c for c in cands if c.kind == "disc" and c.found_by == "blob"]
+    return bool(clear) and all(float(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * c.radius)[0]) > 0.0
+                               for c in clear)
 
-    A find is dropped when, on a plate darker than the frame's faces (every
-    clear face, a blob disc of ``reference`` or else of ``cands``, at least
-    one, is lighter than the plate), its face part is only dark
+
+def _split_shading(residual: np.ndarray, cands: list[Candidate], token_r: float
+                   ) -> tuple[list[Candidate], list[Candidate]]:
+    """``cands`` split into those kept and the disc-filter and outline finds
+    that are the plate's own shading (a dark band the ring model leaves, a
+    shadow), on a plate darker than the frame's faces
+    (:func:`_plate_darker_than_faces`, asked by the caller).
+
+    A find is shading when its face part is only dark
     (:func:`_dark_not_coloured` with ``SHADING_FIND_MIN_DARK_L``) and no
     lighter than the plate around it (the median L* residual of the ring
     ``SHADING_RING_RADII`` token radii out, pixels closer to the plate than
     ``BLOB_MIN_DELTA_E``).  A face in a local shadow (a hand's, the bowl's)
     is darker than the plate model but lighter than the shadow around it:
     kept; so is a find whose ring has no plate pixels."""
-    ref = cands if reference is None else reference
-    clear = [c for c in ref if c.kind == "disc" and c.found_by == "blob"]
-    if not clear or any(not float(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * c.radius)[0]) > 0.0
-                        for c in clear):
-        return cands
-    out = []
+    kept, shading = [], []
     for c in cands:
         if c.found_by != "blob":
             face = _mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * token_r)
             if _dark_not_coloured(face, SHADING_FIND_MIN_DARK_L):
                 ring_l = _ring_lightness(residual, c.x, c.y, token_r)
                 if ring_l is not None and float(face[0]) - ring_l <= 0.0:
+                    shading.append(c)
                     continue
-        out.append(c)
-    return out
+        kept.append(c)
+    return kept, shading
 
 
 def _ring_lightness(residual: np.ndarray, x: float, y: float, token_r: float) -> float | None:
     """Median L* residual of the plate pixels (closer to the plate model than
     ``BLOB_MIN_DELTA_E``) in the ring ``SHADING_RING_RADII`` token radii
     around (x, y); None when the ring has none."""
-    s = residual.shape[0]
-    half = int(math.ceil(SHADING_RING_RADII[1] * token_r))
-    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
+    patch, rr, cc = _patch_around(residual, x, y, SHADING_RING_RADII[1] * token_r)
     d = np.hypot(cc - x, rr - y) / token_r
-    patch = residual[y0:y1, x0:x1]
     sel = (d >= SHADING_RING_RADII[0]) & (d <= SHADING_RING_RADII[1]) & (
         np.linalg.norm(patch, axis=-1) < BLOB_MIN_DELTA_E)
     if not sel.any():
@@ -981,17 +982,25 @@ def _closed_outline(rule: OutlineRule, n_sectors: int, contrast: float, evenness
     return n_sectors >= rule.min_sectors and contrast >= rule.min_contrast_l and evenness >= rule.min_evenness
 
 
-def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -> np.ndarray:
-    """Mean Lab residual (3,) over the disc of ``radius_px`` around (x, y); zeros when empty."""
+def _patch_around(residual: np.ndarray, x: float, y: float, radius_px: float
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The square of ``residual`` reaching ``radius_px`` around (x, y),
+    clipped to the canvas, with its pixels' rows and columns (``rr, cc``)."""
     s = residual.shape[0]
     half = int(math.ceil(radius_px))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
     rr, cc = np.mgrid[y0:y1, x0:x1]
+    return residual[y0:y1, x0:x1], rr, cc
+
+
+def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -> np.ndarray:
+    """Mean Lab residual (3,) over the disc of ``radius_px`` around (x, y); zeros when empty."""
+    patch, rr, cc = _patch_around(residual, x, y, radius_px)
     sel = (cc - x) ** 2 + (rr - y) ** 2 < radius_px ** 2
     if not sel.any():
         return np.zeros(3, np.float32)
-    return residual[y0:y1, x0:x1][sel].mean(axis=0)
+    return patch[sel].mean(axis=0)
 
 
 def _gaps_between(residual: np.ndarray, cands: list[Candidate], token_r: float
@@ -1265,17 +1274,20 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
     cands, gaps = _gaps_between(view.residual, cands, token_r)
-    kept = _without_shading_finds(view.residual, cands, token_r)
-    # (their contrasts still set the suspect floor below, as before they were dropped)
-    shading_contrasts = [c.contrast for c in cands if c.kind == "faint" and c not in kept]
-    cands = kept
+    # On a plate darker than every clear face, finds that are only dark are
+    # its shading (blob discs never are, so the test holds for the outlines too).
+    dark_plate = _plate_darker_than_faces(view.residual, cands)
+    shading: list[Candidate] = []
+    if dark_plate:
+        cands, shading = _split_shading(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
     outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
                                            outline_trace, threshold)
-    cands.extend(_without_shading_finds(view.residual, outlined, token_r, reference=cands))
+    cands.extend(_split_shading(view.residual, outlined, token_r)[0] if dark_plate else outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture.
-    faint = [c.contrast for c in cands if c.kind == "faint"] + shading_contrasts
+    # (the faint finds dropped as shading still set the floor, as before they were dropped)
+    faint = [c.contrast for c in cands + shading if c.kind == "faint"]
     floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
