@@ -27,12 +27,12 @@ from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
-from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, Candidate, TokenSearch, blob_threshold, find_tokens
+from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, Candidate, TokenSearch, blob_threshold, find_tokens
 from .types import Reading, TokenReading
 
 #: An outcome needs every flat face this round (minor / major axis in the
 #: canonical view; a flat face is a circle, a 12 deg tilt gives 0.98).
-OUTCOME_MIN_AXIS_RATIO = 0.85
+OUTCOME_MIN_AXIS_RATIO = FLAT_FACE_MIN_AXIS_RATIO
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: Candidates that are one flat face each.

@@ -192,6 +192,22 @@ DISC_MIN_AXIS_RATIO = 0.72
 DISC_MIN_SOLIDITY = 0.90
 #: Area of a single face relative to pi r^2 of the frame's token radius.
 DISC_AREA_RANGE = (0.6, 1.45)
+#: A flat face is this round (minor / major) in the canonical view; the
+#: reader abstains on a face less round (a tilted or standing token).
+FLAT_FACE_MIN_AXIS_RATIO = 0.85
+#: A pale face on a tinted plate is often cut by the blob threshold where its
+#: lit or shaded side comes close to the plate, leaving a lopsided part of the
+#: disc.  A blob disc less round than ``FLAT_FACE_MIN_AXIS_RATIO`` and at most
+#: ``WHOLE_FACE_MAX_BLOB_AREA`` face areas is measured again as the whole
+#: region that differs from the plate the way its centre does
+#: (:func:`faint_extent`, the other candidates taken out); when that region is
+#: one face (``WHOLE_FACE_AREA_RANGE`` face areas) and at least
+#: ``WHOLE_FACE_MIN_AXIS_RATIO`` round, that is the face's shape.  A tilted
+#: token's face stays an ellipse, and two faces one partly on the other make
+#: a region larger than one face.
+WHOLE_FACE_MAX_BLOB_AREA = 1.1
+WHOLE_FACE_AREA_RANGE = (0.8, 1.2)
+WHOLE_FACE_MIN_AXIS_RATIO = 0.9
 #: An upright token from above: thinner than this axis ratio ...
 UPRIGHT_MAX_AXIS_RATIO = 0.62
 #: ... smaller than this fraction of a face's area ...
@@ -947,6 +963,36 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     return found, shadows
 
 
+def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float) -> Candidate:
+    """``cand`` with the axis ratio of its whole face, when its blob is a
+    lopsided part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``); else ``cand``.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        The view's residual (not modified).
+    cand : Candidate
+    cands : list of Candidate
+        Every candidate of the frame (``cand`` among them); the others are
+        taken out to ``FACED_MASK_RADII`` before measuring.
+    token_r : float
+        Token radius, canonical pixels.
+    """
+    face_area = math.pi * token_r ** 2
+    if not (cand.kind == "disc" and cand.found_by == "blob" and cand.axis_ratio < FLAT_FACE_MIN_AXIS_RATIO
+            and cand.area_px <= WHOLE_FACE_MAX_BLOB_AREA * face_area):
+        return cand
+    others = residual.copy()
+    for c in cands:
+        if c is not cand:
+            _blank(others, c.x, c.y, FACED_MASK_RADII * token_r)
+    area, ratio, *_ = faint_extent(others, cand.x, cand.y, token_r)
+    if (WHOLE_FACE_AREA_RANGE[0] * face_area <= area <= WHOLE_FACE_AREA_RANGE[1] * face_area
+            and ratio >= WHOLE_FACE_MIN_AXIS_RATIO):
+        return replace(cand, axis_ratio=ratio)
+    return cand
+
+
 def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
     """Set the disc of ``radius_px`` around (x, y) to zero, in place (an array
     this module owns, never the caller's view)."""
@@ -1171,6 +1217,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         if len(cands) > n_before:
             used.add(id(b))
     cands = _slivers_beside_faces(cands, token_r)
+    cands = [_whole_face_shape(view.residual, c, cands, token_r) for c in cands]
 
     # 3. Faint discs, where no blob already is.
     # Only blobs that became candidates claim the plate: specks and pale
