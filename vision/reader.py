@@ -27,7 +27,8 @@ from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
-from .tokens import DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, Candidate, TokenSearch, blob_threshold, find_tokens
+from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, Candidate, TokenSearch,
+                     blob_threshold, find_tokens)
 from .types import Reading, TokenReading
 
 #: An outcome needs every flat face this round (minor / major axis in the

@@ -255,8 +255,14 @@ PAIR_HALF_AREA = (0.5, 1.3)
 PAIR_MAX_DIST_RADII = 2.4
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
-#: Faint discs are looked for with their centre inside this fraction of the plate radius.
+#: Faint discs are looked for with their centre inside this fraction of the
+#: plate radius (the flat of the well: the search's noise level, the outline
+#: search and the partly-hidden rule work there) ...
 FAINT_SEARCH_RADIUS_FRAC = 0.72
+#: ... and a find out to this fraction (a token lying against the well's
+#: wall) counts too when its region is one whole round face; any other find
+#: there is only a suspect (the wall's shading draws arcs and part-discs).
+FAINT_ACCEPT_RADIUS_FRAC = 0.80
 #: Blobs this many times above the blob threshold measure the token radius.
 RADIUS_MIN_CONTRAST_RATIO = 2.0
 #: A faint disc's centre must be this many token radii from any blob's centre.
@@ -1180,6 +1186,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     residual = view.residual.copy()
     residual[claimed.astype(bool)] = 0.0
     allowed = view.radius_px < FAINT_SEARCH_RADIUS_FRAC * R
+    accept = view.radius_px < FAINT_ACCEPT_RADIUS_FRAC * R
     if disc_like:
         # Two touching or overlapping faces can pass as one disc only if much
         # larger; the smallest clear discs give the size.
@@ -1277,7 +1284,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                                                sector_support(residual, float(x), float(y), token_r)[0]):
                 cands.append(hidden_face(x, y))
             continue
-        if resp[y, x] < min_resp or not allowed[y, x]:
+        if resp[y, x] < min_resp or not accept[y, x]:
             n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
             # Closer to a blob than touching faces are, with its contrast all
             # round and a face of its own: a face partly under that blob.
@@ -1299,8 +1306,14 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             note_suspect(x, y, n_sectors, contrast)
             continue
         area, ratio, pair, (gx, gy), theta = faint_extent(bare_residual, float(x), float(y), token_r)
-        if ((area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO)
-                or (area <= FAINT_ROUND_MAX_AREA * face_area and ratio >= FAINT_ROUND_MIN_AXIS_RATIO)):
+        one_round_face = ((area <= FAINT_MAX_AREA * face_area and ratio >= FAINT_MIN_AXIS_RATIO)
+                          or (area <= FAINT_ROUND_MAX_AREA * face_area and ratio >= FAINT_ROUND_MIN_AXIS_RATIO))
+        if not allowed[y, x] and not one_round_face:
+            # by the well's wall only a whole round face counts; the wall's
+            # own shading draws arcs and parts of discs there
+            note_suspect(x, y, n_sectors, contrast)
+            continue
+        if one_round_face:
             cands.append(Candidate(float(x), float(y), token_r, "faint", area, ratio, 1.0, contrast,
                                    found_by="disc_filter"))
         elif pair >= TOUCHING_MIN_DIST_RADII * token_r and area <= PAIR_MAX_AREA * face_area:
