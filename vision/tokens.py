@@ -884,9 +884,14 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     lightness = view.residual[..., 0].copy()
     lightness[claimed.astype(bool)] = 0.0
     # Every token already kept, with its edge and shadow, is taken out too:
-    # a dark edge beside it must not become a second circle.
+    # a dark edge beside it must not become a second circle.  What is taken
+    # out is hidden (``outline_support``): a face touching it is judged on
+    # the rest of its outline.
+    hidden = claimed.astype(np.uint8)
     for c in cands:
         _blank(lightness, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
+        _mark(hidden, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
+    hidden = hidden.view(bool)
     region = allowed & (claimed == 0)
     if not region.any():
         return [], []
@@ -930,6 +935,14 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                 if _closed_outline(rule, *got):
                     (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
                     break
+        if not closed:
+            # a face touching one already counted: judged on the part of its
+            # outline that token does not hide
+            for factor in OUTLINE_RADIUS_FACTORS:
+                got = outline_support(lightness, x, y, factor * token_r, hidden)
+                if _closed_outline(rule, *got):
+                    (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
+                    break
         if not closed and n_sectors >= OUTLINE_FACED_MIN_SECTORS and contrast >= rule.min_contrast_l:
             if near_closed is None:
                 near_closed = [(px, py) for px, py in peaks if outline_support(
@@ -958,6 +971,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         # Strongest first: blank each accepted face so that the arcs of a
         # circle drawn partly through its edge no longer count for another.
         _blank(lightness, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
+        _mark(hidden, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
     # Once pale faces are counted by their outlines, an arc as dark as a
     # share of the faintest of them may be a pale face whose shadow alone shows.
     if found:
@@ -1004,6 +1018,13 @@ def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
     this module owns, never the caller's view)."""
     cv2.circle(image, (int(round(x)), int(round(y))), int(round(radius_px)),
                color=(0.0,) * (image.shape[2] if image.ndim == 3 else 1), thickness=cv2.FILLED)
+
+
+def _mark(mask: np.ndarray, x: float, y: float, radius_px: float) -> None:
+    """Set the disc that :func:`_blank` blanks to True (or 1) in ``mask``, in
+    place (an array this module owns); ``mask`` is uint8 or its bool view."""
+    cv2.circle(mask.view(np.uint8), (int(round(x)), int(round(y))), int(round(radius_px)), color=1,
+               thickness=cv2.FILLED)
 
 
 def _pale_face_inside(residual: np.ndarray, claimed: np.ndarray, others: list[tuple[float, float]],
