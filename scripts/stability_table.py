@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import multiprocessing as mp
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -71,10 +72,13 @@ def _wrong_outcome(label: dict, verdict: str, red: int | None) -> bool:
     return verdict == "outcome" and (label["verdict"] != "outcome" or red != label["red"])
 
 
+def _init_worker() -> None:
+    cv2.setNumThreads(1)  # one thread per worker process
+
+
 def read_one(args: tuple[str, int]) -> dict:
     """The readings of one frame, unperturbed and under every perturbation."""
     path, seed = args
-    cv2.setNumThreads(1)
     from vision.io import load_image
     from vision.reader import read_frame
     frame = load_image(path)
@@ -87,7 +91,7 @@ def read_one(args: tuple[str, int]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("folder", nargs="?", default=str(ROOT.parent / "shared" / "studio-renders"))
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--workers", type=int, default=2, help="processes (1: read in this process)")
     args = ap.parse_args(argv)
     folder = Path(args.folder)
     items = []
@@ -98,8 +102,15 @@ def main(argv: list[str] | None = None) -> int:
     if not items:
         print(f"{folder}: no labelled frames (IMAGE.jpg or .png beside IMAGE.json)", file=sys.stderr)
         return 2
-    with ProcessPoolExecutor(max_workers=max(1, args.workers)) as pool:
-        readings = list(pool.map(read_one, [(p, seed) for p, _, seed in items]))
+    jobs = [(p, seed) for p, _, seed in items]
+    if args.workers <= 1:
+        readings = [read_one(job) for job in jobs]
+    else:
+        # spawned, not forked: a child forked while OpenCV's thread pool is
+        # in use can deadlock in its first OpenCV call
+        with ProcessPoolExecutor(max_workers=args.workers, mp_context=mp.get_context("spawn"),
+                                 initializer=_init_worker) as pool:
+            readings = list(pool.map(read_one, jobs))
     stats: dict[str, collections.Counter] = {name: collections.Counter() for name in PERTURBATIONS}
     changed_any = set()
     wrong = 0

@@ -73,6 +73,15 @@ def test_table_on_the_bundled_samples(capsys):
         assert name in out
 
 
+def test_worker_processes_give_the_same_table(capsys):
+    # two spawned workers (a forked child can deadlock in OpenCV) against this process alone
+    folder = str(ROOT / "samples" / "studio")
+    assert stability_table.main([folder, "--workers", "1"]) == 0
+    alone = capsys.readouterr().out
+    assert stability_table.main([folder, "--workers", "2"]) == 0
+    assert capsys.readouterr().out == alone
+
+
 def test_a_folder_without_labelled_frames_is_a_usage_error(tmp_path, capsys):
     assert stability_table.main([str(tmp_path)]) == 2
     assert str(tmp_path) in capsys.readouterr().err
