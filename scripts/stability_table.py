@@ -24,6 +24,7 @@ import collections
 import json
 import multiprocessing as mp
 import sys
+import zlib
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -39,7 +40,7 @@ PERTURBATIONS = {
     "jpeg_q95": "re-encoded as JPEG, quality 95",
     "brighter_2": "+2 levels on every channel (saturating)",
     "darker_2": "-2 levels on every channel (saturating)",
-    "noise_1": "Gaussian noise, sigma 1 level, seeded per frame",
+    "noise_1": "Gaussian noise, sigma 1 level, seeded by the frame's name",
 }
 
 
@@ -95,10 +96,11 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     folder = Path(args.folder)
     items = []
-    for i, label_path in enumerate(sorted(folder.glob("*.json"))):
+    for label_path in sorted(folder.glob("*.json")):
         image = next((label_path.with_suffix(s) for s in (".jpg", ".png") if label_path.with_suffix(s).exists()), None)
         if image is not None:
-            items.append((str(image), json.loads(label_path.read_text()), i))
+            # the noise seed follows the frame's name, not its place in the folder
+            items.append((str(image), json.loads(label_path.read_text()), zlib.crc32(label_path.stem.encode())))
     if not items:
         print(f"{folder}: no labelled frames (IMAGE.jpg or .png beside IMAGE.json)", file=sys.stderr)
         return 2

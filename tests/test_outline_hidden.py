@@ -7,8 +7,8 @@ sector rule: the bundled studio render s0_014 (three pale faces on white
 porcelain, two of them touching) read right, but shifted by half a pixel it
 read "3 tokens".  ``outline_support(..., hidden=...)`` leaves sectors hidden
 by a counted token out of the test (they count as dark, up to
-``OUTLINE_MAX_UNMEASURED_SECTORS``), and ``_outline_faces`` accepts a closed
-outline so measured.
+``OUTLINE_MAX_UNMEASURED_SECTORS``, and only when every sector seen is dark),
+and ``_outline_faces`` accepts a closed outline so measured.
 
 Checklist: known values on a drawn circle (nothing hidden, a neighbour's
 sectors hidden, too much hidden, an empty hidden mask, a circle that is not
@@ -74,6 +74,11 @@ def test_a_whole_dark_circle_is_closed_with_or_without_a_mask():
     assert plain[0] == OUTLINE_SECTORS and plain[1] > 2.0 and plain[2] > 0.5
     # an all-False mask gives the same numbers, bit for bit
     assert outline_support(light, C, C, R, np.zeros((S, S), bool)) == plain
+    # so does a mask hiding only pixels the test never reads (the face's
+    # centre, inside the inner side), which takes the visible-pixel path
+    centre = np.zeros((S, S), np.uint8)
+    cv2.circle(centre, (C, C), int(0.3 * R), 1, thickness=cv2.FILLED)
+    assert outline_support(light, C, C, R, centre.astype(bool)) == plain
 
 
 def test_sectors_hidden_by_a_touching_token_count_as_dark():
@@ -85,11 +90,29 @@ def test_sectors_hidden_by_a_touching_token_count_as_dark():
     assert n == OUTLINE_SECTORS and contrast > 2.0 and evenness > 0.5
 
 
-def test_a_circle_hidden_too_much_is_judged_on_what_is_seen():
+def test_a_circle_hidden_too_much_cannot_close():
     hidden = hidden_towards(0.0, 1.2, radius_radii=1.3)  # most of its right half under the token
     light = blank(dark_circle(), hidden)
     n, _, _ = outline_support(light, C, C, R, hidden)
     assert n <= OUTLINE_SECTORS - OUTLINE_MAX_UNMEASURED_SECTORS - 1
+
+
+def test_hidden_sectors_count_only_when_every_seen_sector_is_dark():
+    hidden = hidden_towards(0.0, 2.0)
+    light = dark_circle()
+    # one sector opposite the neighbour is not dark: plain plate there
+    t = np.deg2rad(180.0)
+    patch = np.zeros((S, S), np.uint8)
+    cv2.circle(patch, (int(round(C + R * np.cos(t))), int(round(C + R * np.sin(t)))), 6, 1, thickness=cv2.FILLED)
+    light[patch > 0] = 0.0
+    n, _, _ = outline_support(blank(light, hidden), C, C, R, hidden)
+    assert n <= OUTLINE_SECTORS - 2  # the hidden sectors do not make up for it
+    assert not _closed_outline(DEFAULT_OUTLINE_RULE, *outline_support(blank(light, hidden), C, C, R, hidden))
+
+
+def test_a_mask_that_is_not_bool_is_refused():
+    with pytest.raises(ValueError, match="hidden"):
+        outline_support(dark_circle(), C, C, R, hidden_towards(0.0, 2.0).astype(np.uint8))
 
 
 def test_hidden_sectors_do_not_make_a_circle_of_an_arc():

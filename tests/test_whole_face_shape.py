@@ -65,9 +65,8 @@ def test_a_lopsided_face_gets_its_whole_shape():
 
 
 def test_a_neighbour_is_taken_out_before_measuring():
-    # a red face touching the pale one on its left: without taking it out it
-    # would not join the region anyway (another colour), but a second pale
-    # face touching it would: it is masked as another candidate
+    # a second pale face touching this one on its left would join its
+    # region; as another candidate it is taken out first
     res = lopsided_face()
     res += residual_with(((160.0 - 2.05 * R, 160.0), (R, R), 0.0, PALE))
     cand, other = blob_cand(), blob_cand(160.0 - 2.05 * R, ratio=0.97, area_faces=1.0)
@@ -80,6 +79,13 @@ def test_a_neighbour_is_taken_out_before_measuring():
 def test_a_tilted_face_stays_an_ellipse():
     res = residual_with(((160.0, 160.0), (R, 0.75 * R), 30.0, PALE))
     cand = blob_cand(ratio=0.75, area_faces=0.75)
+    assert _whole_face_shape(res, cand, [cand], R) is cand
+
+
+def test_an_ellipse_of_one_face_area_stays_misshapen():
+    # area 0.88 face areas (within WHOLE_FACE_AREA_RANGE), axis ratio 0.73 (below WHOLE_FACE_MIN_AXIS_RATIO)
+    res = residual_with(((160.0, 160.0), (1.1 * R, 0.8 * R), 30.0, PALE))
+    cand = blob_cand(ratio=0.75, area_faces=0.9)
     assert _whole_face_shape(res, cand, [cand], R) is cand
 
 

@@ -48,8 +48,9 @@ OUTLINE_SUSPECT_MIN_CONTRAST_L = 3.0
 #: A sector of the circle is measured when at least this share of its ring
 #: is visible (not under a token already counted; see :func:`outline_support`) ...
 OUTLINE_MIN_VISIBLE_SHARE = 0.5
-#: ... and up to this many sectors not measured count as dark (a touching
-#: neighbour hides about three; a circle hidden more is not judged on the rest).
+#: ... and up to this many sectors not measured count as dark when every
+#: measured one is (a touching neighbour hides about three; a circle hidden
+#: more cannot close).
 OUTLINE_MAX_UNMEASURED_SECTORS = 4
 #: The outline is looked for at these multiples of the frame's token radius
 #: (the face's edge lies a little inside the half-contrast radius of a red face).
@@ -323,17 +324,20 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
     radius_px : float
     hidden : ndarray, bool, (S, S), optional
         Pixels that say nothing about this circle (a token already counted
-        lies there).  A sector with fewer than ``OUTLINE_MIN_VISIBLE_SHARE``
-        of its ring, or none of its sides, visible is not measured: it stays
-        out of the contrast and the evenness, and counts as dark when at most
-        ``OUTLINE_MAX_UNMEASURED_SECTORS`` are not measured.  None: every
-        pixel is seen.
+        lies there).  A sector with less than ``OUTLINE_MIN_VISIBLE_SHARE``
+        of its ring or of its sides visible is not measured: it stays out of
+        the contrast and the evenness.  When 1 to
+        ``OUTLINE_MAX_UNMEASURED_SECTORS`` sectors are not measured and every
+        measured sector is dark, the unmeasured ones count as dark too;
+        otherwise only the measured dark sectors count (a circle hidden more,
+        or not dark all round where it is seen, cannot close).  None: every
+        pixel is seen (the same numbers as an all-False mask).
 
     Returns
     -------
     n_sectors : int
-        Sectors whose ring is darker than their sides, plus the sectors not
-        measured (0 when the window leaves the canvas).
+        Sectors whose ring is darker than their sides, with the unmeasured
+        ones as above (0 when the window leaves the canvas).
     contrast : float
         Mean of the sides minus mean of the ring over the whole circle (its
         visible pixels), L units.
@@ -341,58 +345,46 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
         Lower quartile of the measured sectors' contrasts over ``contrast``
         (0 when ``contrast`` is not positive).
     """
-    if hidden is not None and hidden.shape != lightness.shape:
-        raise ValueError(f"hidden: expected shape {lightness.shape}, got {hidden.shape}")
+    if hidden is not None and (hidden.shape != lightness.shape or hidden.dtype != bool):
+        raise ValueError(f"hidden: expected a bool array of shape {lightness.shape}, got {hidden.dtype} "
+                         f"{hidden.shape}")
     half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
     s = lightness.shape[0]
     if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
         return 0, 0.0, 0.0
     ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
     patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
+    seen = None
     if hidden is not None:
         seen = ~hidden[y - half:y + half + 1, x - half:x + half + 1].ravel()
-        if not seen.all():
-            return _support_of_visible(patch, seen, ring_idx, sides_idx, ring_order, ring_bounds, sides_order,
-                                       sides_bounds)
+        if seen.all():
+            seen = None
+    if seen is not None:
+        ring_idx, sides_idx = ring_idx[seen[ring_idx]], sides_idx[seen[sides_idx]]
+        if ring_idx.size == 0 or sides_idx.size == 0:
+            return 0, 0.0, 0.0
     contrast = float(patch[sides_idx].mean() - patch[ring_idx].mean())
     # Each sector's pixels as one contiguous 1-D array, the same values in the
     # same order as the boolean-mask selection: the same means, bit for bit.
-    rings, sides = patch[ring_order], patch[sides_order]
-    per_sector = []
-    for k in range(OUTLINE_SECTORS):
-        fa, fb, ga, gb = ring_bounds[k], ring_bounds[k + 1], sides_bounds[k], sides_bounds[k + 1]
-        if fb > fa and gb > ga:
-            per_sector.append(float(sides[ga:gb].mean()) - float(rings[fa:fb].mean()))
-    if not per_sector:
-        return 0, contrast, 0.0
-    d = np.asarray(per_sector)
-    evenness = float(np.percentile(d, 25)) / contrast if contrast > 0 else 0.0
-    return int((d > 0).sum()), contrast, evenness
-
-
-def _support_of_visible(patch: np.ndarray, seen: np.ndarray, ring_idx: np.ndarray, sides_idx: np.ndarray,
-                        ring_order: np.ndarray, ring_bounds: np.ndarray, sides_order: np.ndarray,
-                        sides_bounds: np.ndarray) -> tuple[int, float, float]:
-    """:func:`outline_support` on the ``seen`` pixels of a window only (flat
-    arrays of the window; the index arrays of :func:`_outline_sector_order`)."""
-    ring_seen, sides_seen = ring_idx[seen[ring_idx]], sides_idx[seen[sides_idx]]
-    if ring_seen.size == 0 or sides_seen.size == 0:
-        return 0, 0.0, 0.0
-    contrast = float(patch[sides_seen].mean() - patch[ring_seen].mean())
     per_sector, unmeasured = [], 0
     for k in range(OUTLINE_SECTORS):
         ring_k = ring_order[ring_bounds[k]:ring_bounds[k + 1]]
         sides_k = sides_order[sides_bounds[k]:sides_bounds[k + 1]]
         if ring_k.size == 0 or sides_k.size == 0:
             continue
-        ring_k, sides_k = ring_k[seen[ring_k]], sides_k[seen[sides_k]]
-        if ring_k.size < OUTLINE_MIN_VISIBLE_SHARE * (ring_bounds[k + 1] - ring_bounds[k]) or sides_k.size == 0:
-            unmeasured += 1
-            continue
+        if seen is not None:
+            ring_seen, sides_seen = ring_k[seen[ring_k]], sides_k[seen[sides_k]]
+            if (ring_seen.size < OUTLINE_MIN_VISIBLE_SHARE * ring_k.size
+                    or sides_seen.size < OUTLINE_MIN_VISIBLE_SHARE * sides_k.size):
+                unmeasured += 1
+                continue
+            ring_k, sides_k = ring_seen, sides_seen
         per_sector.append(float(patch[sides_k].mean()) - float(patch[ring_k].mean()))
     if not per_sector:
         return 0, contrast, 0.0
     d = np.asarray(per_sector)
     evenness = float(np.percentile(d, 25)) / contrast if contrast > 0 else 0.0
     dark = int((d > 0).sum())
-    return (dark + unmeasured if unmeasured <= OUTLINE_MAX_UNMEASURED_SECTORS else dark), contrast, evenness
+    if 0 < unmeasured <= OUTLINE_MAX_UNMEASURED_SECTORS and dark == d.size:
+        dark += unmeasured
+    return dark, contrast, evenness

@@ -867,7 +867,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     every blob and every candidate already kept.
 
     An outline counts when it passes ``rule`` at one of the radii searched
-    (``OUTLINE_RADIUS_FACTORS``), or when it is dark in at least
+    (``OUTLINE_RADIUS_FACTORS``); or, next to a token already counted, when it
+    passes with the sectors that token hides left out (:func:`outline_support`
+    with ``hidden``: the claimed blobs and every token taken out); or when it is dark in at least
     ``OUTLINE_FACED_MIN_SECTORS`` sectors and the face inside it differs from
     the plate all round (:func:`_pale_face_inside`): a pale face lit from one
     side, its shadow arc much darker than its lit rim.
@@ -887,11 +889,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     # a dark edge beside it must not become a second circle.  What is taken
     # out is hidden (``outline_support``): a face touching it is judged on
     # the rest of its outline.
-    hidden = claimed.astype(np.uint8)
+    hidden = claimed.astype(bool)
     for c in cands:
-        _blank(lightness, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
-        _mark(hidden, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
-    hidden = hidden.view(bool)
+        _take_out(lightness, hidden, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
     region = allowed & (claimed == 0)
     if not region.any():
         return [], []
@@ -935,7 +935,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                 if _closed_outline(rule, *got):
                     (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
                     break
-        if not closed:
+        reach = int(math.ceil(OUTLINE_SIDES_FRAC[1] * max(OUTLINE_RADIUS_FACTORS) * token_r + 1))
+        if not closed and hidden[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].any():
             # a face touching one already counted: judged on the part of its
             # outline that token does not hide
             for factor in OUTLINE_RADIUS_FACTORS:
@@ -970,8 +971,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                                found_by="outline"))
         # Strongest first: blank each accepted face so that the arcs of a
         # circle drawn partly through its edge no longer count for another.
-        _blank(lightness, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
-        _mark(hidden, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
+        _take_out(lightness, hidden, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
     # Once pale faces are counted by their outlines, an arc as dark as a
     # share of the faintest of them may be a pale face whose shadow alone shows.
     if found:
@@ -984,8 +984,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
 
 
 def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float) -> Candidate:
-    """``cand`` with the axis ratio of its whole face, when its blob is a
-    lopsided part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``); else ``cand``.
+    """The axis ratio of a blob disc's whole face, when its blob is a lopsided
+    part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``).
 
     Parameters
     ----------
@@ -997,6 +997,12 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
         taken out to ``FACED_MASK_RADII`` before measuring.
     token_r : float
         Token radius, canonical pixels.
+
+    Returns
+    -------
+    Candidate
+        A copy of ``cand`` with the whole face's ``axis_ratio`` when it is
+        one round face, else ``cand`` itself.
     """
     face_area = math.pi * token_r ** 2
     if not (cand.kind == "disc" and cand.found_by == "blob" and cand.axis_ratio < FLAT_FACE_MIN_AXIS_RATIO
@@ -1020,10 +1026,12 @@ def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
                color=(0.0,) * (image.shape[2] if image.ndim == 3 else 1), thickness=cv2.FILLED)
 
 
-def _mark(mask: np.ndarray, x: float, y: float, radius_px: float) -> None:
-    """Set the disc that :func:`_blank` blanks to True (or 1) in ``mask``, in
-    place (an array this module owns); ``mask`` is uint8 or its bool view."""
-    cv2.circle(mask.view(np.uint8), (int(round(x)), int(round(y))), int(round(radius_px)), color=1,
+def _take_out(lightness: np.ndarray, hidden: np.ndarray, x: float, y: float, radius_px: float) -> None:
+    """Blank the disc of ``radius_px`` around (x, y) in ``lightness`` (see
+    :func:`_blank`) and mark it in ``hidden`` (bool, same shape), in place
+    (arrays :func:`_outline_faces` owns)."""
+    _blank(lightness, x, y, radius_px)
+    cv2.circle(hidden.view(np.uint8), (int(round(x)), int(round(y))), int(round(radius_px)), color=1,
                thickness=cv2.FILLED)
 
 
@@ -1321,7 +1329,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         if n_sectors < EDGE_MIN_SECTORS:
             # its ring runs under a blob next to it: perhaps a face partly under that blob
             beside = [b for b in blobs if math.hypot(x - b.x, y - b.y) < SUSPECT_EXCLUSION_RADII * token_r]
-            if beside and _partly_under(view.residual, bare_residual, x, y, token_r, beside, n_sectors):
+            if allowed[y, x] and beside and _partly_under(view.residual, bare_residual, x, y, token_r, beside,
+                                                          n_sectors):
                 cands.append(hidden_face(x, y))
                 continue
             note_suspect(x, y, n_sectors, contrast)
