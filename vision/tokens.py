@@ -921,6 +921,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     # touch the one being judged.
     before = lightness.copy()
     near_closed: list[tuple[int, int]] | None = None
+    # how far from a centre the outline test reads (its outer side at the largest radius)
+    reach = int(math.ceil(OUTLINE_SIDES_FRAC[1] * max(OUTLINE_RADIUS_FACTORS) * token_r + 1))
     for x, y in peaks:
         radius = OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r
         n_sectors, contrast, evenness = outline_support(lightness, x, y, radius)
@@ -935,7 +937,6 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                 if _closed_outline(rule, *got):
                     (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
                     break
-        reach = int(math.ceil(OUTLINE_SIDES_FRAC[1] * max(OUTLINE_RADIUS_FACTORS) * token_r + 1))
         if not closed and hidden[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].any():
             # a face touching one already counted: judged on the part of its
             # outline that token does not hide
