@@ -883,13 +883,13 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     """
     if token_r <= 2 / min(OUTLINE_RADIUS_FACTORS):
         return [], []
-    lightness = view.residual[..., 0].copy()
-    lightness[claimed.astype(bool)] = 0.0
-    # Every token already kept, with its edge and shadow, is taken out too:
-    # a dark edge beside it must not become a second circle.  What is taken
-    # out is hidden (``outline_support``): a face touching it is judged on
-    # the rest of its outline.
+    # Every blob and every token already kept, with its edge and shadow, is
+    # taken out: a dark edge beside it must not become a second circle.  What
+    # is taken out is hidden (``outline_support``): a face touching it is
+    # judged on the rest of its outline.
     hidden = claimed.astype(bool)
+    lightness = view.residual[..., 0].copy()
+    lightness[hidden] = 0.0
     for c in cands:
         _take_out(lightness, hidden, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
     region = allowed & (claimed == 0)
@@ -929,19 +929,14 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         closed = _closed_outline(rule, n_sectors, contrast, evenness)
         if not closed:
             # the radius that answers most strongly may be one where a shadow's
-            # arc dominates: the circle counts if it passes at any radius searched
-            for k, factor in enumerate(OUTLINE_RADIUS_FACTORS):
-                if k == best_k[y, x]:
-                    continue
-                got = outline_support(lightness, x, y, factor * token_r)
-                if _closed_outline(rule, *got):
-                    (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
-                    break
-        if not closed and hidden[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].any():
-            # a face touching one already counted: judged on the part of its
-            # outline that token does not hide
-            for factor in OUTLINE_RADIUS_FACTORS:
-                got = outline_support(lightness, x, y, factor * token_r, hidden)
+            # arc dominates: the circle counts if it passes at any radius
+            # searched; then, for a face touching one already counted, on
+            # the part of its outline that token does not hide
+            tries = [(f, None) for k, f in enumerate(OUTLINE_RADIUS_FACTORS) if k != best_k[y, x]]
+            if hidden[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].any():
+                tries += [(f, hidden) for f in OUTLINE_RADIUS_FACTORS]
+            for factor, mask in tries:
+                got = outline_support(lightness, x, y, factor * token_r, mask)
                 if _closed_outline(rule, *got):
                     (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
                     break
