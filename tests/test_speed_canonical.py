@@ -27,6 +27,9 @@ def ref_model(bgr):
     geo = C._canvas_geometry(C.CANVAS_PX)
     profile = radial_median_profile(lab, geo.radius, geo.inside, C.RING_BIN_PX, geo.n_bins)
     profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
+    # rings filled by tokens take their plate pixels' level (the rule itself is tested in test_background_rings)
+    levels = C._levels_where_tokens_dominate(lab, profile, geo)
+    profile = profile if levels is None else levels
     background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
     residual = np.zeros_like(lab)
     np.subtract(lab, background, out=residual, where=geo.inside3)

@@ -5,7 +5,10 @@ that the plate is a circle of ``PLATE_RADIUS_PX`` in a square canvas.  Later
 stages measure everything in that view, in pixels or as fractions of the plate
 radius.  The plate's own appearance is modelled as a median per ring around
 the centre (robust to the few tokens on it, and following the rim's shading);
-what differs from it is a token, a stick, a hand or the bowl.
+what differs from it is a token, a stick, a hand or the bowl.  A ring that
+tokens fill more than half of would have a token's median; inside the well
+such a ring takes the median of its plate pixels instead
+(:func:`_levels_where_tokens_dominate`).
 """
 from __future__ import annotations
 
@@ -31,6 +34,17 @@ RING_BIN_PX = 2.0
 CENTRE_POOL_FRAC = 0.3
 #: Background model covers rings out to this fraction of the plate radius.
 MODEL_RADIUS_FRAC = 1.0
+#: Rings whose median differs from the plate's level carried in from the ring
+#: outside by more than ``BACKGROUND_MAX_DELTA_E`` (Lab units), with at least
+#: ``BACKGROUND_MIN_PLATE_SHARE`` of their pixels within it of that level, are
+#: filled by tokens: they take those pixels' median
+#: (:func:`_levels_where_tokens_dominate`).  Walked from
+#: ``BACKGROUND_TRACK_MAX_FRAC`` of the plate radius inwards, inside the well
+#: where the tokens lie (the rim's bands change colour sharply and are
+#: modelled as measured).
+BACKGROUND_MAX_DELTA_E = 12.0
+BACKGROUND_MIN_PLATE_SHARE = 0.25
+BACKGROUND_TRACK_MAX_FRAC = 0.7
 
 
 @dataclass(frozen=True, eq=False)
@@ -122,6 +136,7 @@ class _CanvasGeometry:
     inside_box: np.ndarray  # uint8 (box): ``inside`` on ``box``, 0 or 1 (an OpenCV mask)
     centre_flat: np.ndarray  # intp (M,): flat indices of ``centre``'s pixels, row-major
     ring_codes3: np.ndarray  # uint8 (S, S, 3): ring index of every pixel, in each channel (a cv2.LUT source)
+    ring_pixels: tuple      # n_bins intp arrays: flat indices of each ring's pixels (of ``inside``)
 
 
 _GEOMETRY_CACHE: dict[int, _CanvasGeometry] = {}
@@ -152,9 +167,10 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
                               box=box, ring_keys=ring_code_keys(np.where(inside, ring, -1)[box], n_bins),
                               inside_box=inside[box].astype(np.uint8),
                               centre_flat=np.flatnonzero(radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX),
-                              ring_codes3=np.repeat(ring.astype(np.uint8)[..., None], 3, axis=2))
+                              ring_codes3=np.repeat(ring.astype(np.uint8)[..., None], 3, axis=2),
+                              ring_pixels=tuple(np.flatnonzero((ring == i) & inside) for i in range(n_bins)))
         for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys, geo.inside_box,
-                    geo.centre_flat, geo.ring_codes3):
+                    geo.centre_flat, geo.ring_codes3, *geo.ring_pixels):
             arr.setflags(write=False)
         _GEOMETRY_CACHE[canvas_px] = geo
     return geo
@@ -297,13 +313,73 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
     lab = lab_from_codes(lab8)  # = colour.bgr_to_lab(bgr)
     geo = _canvas_geometry(CANVAS_PX)
-    radius = geo.radius
     # = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins), from the codes
     profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
     # The innermost rings are small enough for one token to fill them: pool
     # the central disc into one median, where a token stays a minority.
     # = np.median(lab[geo.centre], axis=0), from the codes
     profile[:geo.n_pool] = _median_from_codes(lab8.reshape(-1, 3)[geo.centre_flat])
+    # A ring that tokens fill more than half of has a token's median: it
+    # takes its plate pixels' median instead.
+    levels = _levels_where_tokens_dominate(lab, profile, geo)
+    background, residual, delta_e = _model_from_profile(lab, profile if levels is None else levels, geo)
+    return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
+                         radius_px=geo.radius, to_canonical=to_canon, plate_radius_px=float(PLATE_RADIUS_PX))
+
+
+def _levels_where_tokens_dominate(lab: np.ndarray, profile: np.ndarray, geo: _CanvasGeometry
+                                  ) -> np.ndarray | None:
+    """The ring profile (n_bins, 3) with the level of every ring that tokens
+    fill replaced by its plate pixels' median; None when no ring is replaced.
+
+    Four tokens side by side near the centre can cover more than half a
+    ring: its median is then a token's colour, and the bare plate in that
+    ring differs from the model like a ring of the opposite colour.  The
+    plate's level changes little from one ring to the next, so the rings are
+    walked from ``BACKGROUND_TRACK_MAX_FRAC`` of the plate radius inwards
+    (the pooled centre last), carrying the level of the ring outside.  A ring
+    whose median differs from that level by more than
+    ``BACKGROUND_MAX_DELTA_E`` (Lab units) while at least
+    ``BACKGROUND_MIN_PLATE_SHARE`` of its pixels lie within it of the level
+    is part plate, part tokens: it takes the median of those plate pixels.
+    A ring with fewer such pixels is a ring of its own colour (a glaze line,
+    a bowl's edge) and keeps its median; the level carried past it stays.
+    """
+    n_track = min(int(BACKGROUND_TRACK_MAX_FRAC * PLATE_RADIUS_PX / RING_BIN_PX), geo.n_bins)
+    if n_track <= geo.n_pool:
+        return None
+    steps = np.linalg.norm(np.diff(profile[geo.n_pool - 1:n_track], axis=0), axis=1)
+    if not (steps > BACKGROUND_MAX_DELTA_E).any():
+        return None  # no ring's median jumps (the usual case): the walk would replace nothing
+    flat = lab.reshape(-1, 3)
+    out = profile.copy()
+    level = profile[n_track - 1]
+    replaced = False
+    units = [(i, geo.ring_pixels[i]) for i in range(n_track - 1, geo.n_pool - 1, -1)]
+    units.append((None, geo.centre_flat))
+    for ring, pixels in units:
+        own = profile[ring if ring is not None else 0]
+        if float(np.linalg.norm(own - level)) <= BACKGROUND_MAX_DELTA_E:
+            level = own
+            continue
+        px = flat[pixels]
+        near = np.linalg.norm(px - level, axis=1) <= BACKGROUND_MAX_DELTA_E
+        if near.mean() < BACKGROUND_MIN_PLATE_SHARE:
+            continue
+        level = np.median(px[near], axis=0).astype(np.float32)
+        if ring is None:
+            out[:geo.n_pool] = level
+        else:
+            out[ring] = level
+        replaced = True
+    return out if replaced else None
+
+
+def _model_from_profile(lab: np.ndarray, profile: np.ndarray, geo: _CanvasGeometry
+                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Background (every pixel its ring's level), residual and its norm, for
+    a ring profile (n_bins, 3) of Lab levels: each (S, S, 3) / (S, S) float32,
+    0 outside the model radius."""
     # = np.take(profile, geo.ring_flat, axis=0): every pixel's ring's level, by table look-up
     lut = np.zeros((1, 256, 3), np.float32)
     lut[0, :geo.n_bins] = profile
@@ -321,5 +397,4 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     r0 += np.multiply(r2, r2, out=r2)
     delta_e = np.zeros(lab.shape[:2], np.float32)
     np.sqrt(r0, out=delta_e[geo.box])
-    return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
-                         radius_px=radius, to_canonical=to_canon, plate_radius_px=float(PLATE_RADIUS_PX))
+    return background, residual, delta_e
