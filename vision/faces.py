@@ -48,6 +48,16 @@ RED_DIM_ABOVE_WHITE_A = 2.0
 #: A white face has little chroma: the smaller of its own chroma and its
 #: chroma relative to the plate (warm light tints plate and face alike).
 WHITE_MAX_CHROMA = 22.0
+#: A face redder than orange (hue from ``RED_HUE_RANGE_DEG[0]`` up to
+#: ``WHITE_WARM_MIN_HUE_DEG``) is white only with at most
+#: ``WHITE_NEUTRAL_MAX_A`` a* (Lab units).  Warm light gives a white face a*
+#: up to about +17, but with a yellow hue (56-80 degrees); white faces redder
+#: than that measured a* <= 2, while red faces dimmed by the exposure on a
+#: dark or tinted glaze measured a* 8-16 at hues -21 to 47 degrees (1,583
+#: white and 1,538 red faces of synthesized scenes 1000-1799): inside the
+#: other white bounds, so without this one such a red face was white.
+WHITE_WARM_MIN_HUE_DEG = 55.0
+WHITE_NEUTRAL_MAX_A = 5.0
 #: A white face is not much darker than the plate (L* difference); black and
 #: grey faces are not white.
 WHITE_MIN_DELTA_L = -25.0
@@ -174,6 +184,7 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     hue_deg = math.degrees(math.atan2(abs_b, abs_a))
     white_chroma = min(math.hypot(abs_a, abs_b), chroma)
     red_hue = RED_HUE_RANGE_DEG[0] <= hue_deg <= RED_HUE_RANGE_DEG[1]
+    redder_than_orange = RED_HUE_RANGE_DEG[0] <= hue_deg < WHITE_WARM_MIN_HUE_DEG
     whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L
     # a* per unit of L*: a chromaticity, about the same for a face whatever
     # the exposure (a dark or washed-out red keeps it; a white never has it)
@@ -188,8 +199,11 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
         face_name, margin = "red", delta_a - rule.white_max_delta_a - RED_DIM_ABOVE_WHITE_A
         p_red = max(p_red, 1.0 / (1.0 + math.exp(-min((a_per_l - 0.5 * RED_DIM_MIN_A_PER_L)
                                                          / (0.125 * RED_DIM_MIN_A_PER_L), 50.0))))
-    elif delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a and whitish:
+    elif (delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a and whitish
+          and (abs_a <= WHITE_NEUTRAL_MAX_A or not redder_than_orange)):
         face_name, margin = "white", min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a)
+        if redder_than_orange:
+            margin = min(margin, WHITE_NEUTRAL_MAX_A - abs_a)
     else:
         face_name = "unknown"
         margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
