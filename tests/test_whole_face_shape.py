@@ -1,5 +1,8 @@
 """A pale face cut by the blob threshold is measured again as a whole.
 
+The same holds for a face whose blob is only its lit (or shaded) edge: a bar
+that would read as a token standing on edge becomes the flat face around it.
+
 On a tinted plate the lit or shaded side of a pale face comes close to the
 plate, so the blob threshold keeps a lopsided part of the disc, whose axis
 ratio (0.75-0.85) made the reader abstain ("not clearly a flat face").
@@ -99,15 +102,43 @@ def test_two_faces_one_on_the_other_stay_misshapen():
     blob_cand(ratio=0.9),                            # already round enough
     blob_cand(area_faces=1.3),                       # more than one face's blob
     blob_cand(kind="faint", found_by="disc_filter"),  # not a blob's shape
-    blob_cand(kind="upright"),
 ])
 def test_other_candidates_are_left_alone(cand):
     assert _whole_face_shape(lopsided_face(), cand, [cand], R) is cand
 
 
+def test_an_upright_bar_on_a_whole_face_becomes_that_face():
+    # the bar is the lit edge of a flat face, 0.65 radii from its centre
+    cand = blob_cand(160.0 + 0.65 * R, ratio=0.35, area_faces=0.16, kind="upright")
+    got = _whole_face_shape(lopsided_face(), cand, [cand], R)
+    assert got.kind == "disc" and got.radius == R
+    assert math.hypot(got.x - 160.0, got.y - 160.0) < 0.15 * R  # centred on the face, not on the bar
+    assert got.axis_ratio >= tokens.WHOLE_FACE_MIN_AXIS_RATIO
+    assert tokens.WHOLE_FACE_AREA_RANGE[0] <= got.area_px / FACE_AREA <= tokens.WHOLE_FACE_AREA_RANGE[1]
+
+
+def test_a_standing_token_stays_upright():
+    # a token on edge seen from above: a bar two radii long, a fifth of a radius wide
+    res = residual_with(((160.0, 160.0), (R, 0.2 * R), 20.0, PALE))
+    cand = blob_cand(ratio=0.2, area_faces=0.2, kind="upright")
+    assert _whole_face_shape(res, cand, [cand], R) is cand
+
+
 def test_an_empty_residual_leaves_the_candidate_alone():
     cand = blob_cand()
     assert _whole_face_shape(np.zeros((S, S, 3), np.float32), cand, [cand], R) is cand
+
+
+@pytest.mark.parametrize("seed", [1004])
+def test_a_face_seen_as_its_lit_edge_is_read(seed, monkeypatch):
+    """Real pixels: a white face on black lacquer whose blob is only its lit
+    edge (a bar: "standing on edge") in a scene forced to four flat tokens."""
+    scene = render_scene(seed, "outcome")
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    monkeypatch.setattr(tokens, "WHOLE_FACE_MIN_AXIS_RATIO", 1.01)
+    before = read_frame(scene.image)
+    assert before.verdict == "reshake" and "standing on edge" in before.reason
 
 
 #: Tuning seeds whose pale blob faces were cut lopsided (four flat tokens on

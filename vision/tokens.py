@@ -981,7 +981,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
 
 def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float) -> Candidate:
     """The axis ratio of a blob disc's whole face, when its blob is a lopsided
-    part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``).
+    part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``); a blob bar (``upright``)
+    whose region is one round face was that face's lit or shaded edge and
+    becomes the face, a ``disc`` centred on the region.
 
     Parameters
     ----------
@@ -997,20 +999,25 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
     Returns
     -------
     Candidate
-        A copy of ``cand`` with the whole face's ``axis_ratio`` when it is
-        one round face, else ``cand`` itself.
+        A copy of ``cand`` with the whole face's ``axis_ratio`` (and for a
+        bar, its kind, centre, radius and area) when it is one round face,
+        else ``cand`` itself.
     """
     face_area = math.pi * token_r ** 2
-    if not (cand.kind == "disc" and cand.found_by == "blob" and cand.axis_ratio < FLAT_FACE_MIN_AXIS_RATIO
-            and cand.area_px <= WHOLE_FACE_MAX_BLOB_AREA * face_area):
+    if not (cand.kind in ("disc", "upright") and cand.found_by == "blob"
+            and cand.axis_ratio < FLAT_FACE_MIN_AXIS_RATIO and cand.area_px <= WHOLE_FACE_MAX_BLOB_AREA * face_area):
         return cand
     others = residual.copy()
     for c in cands:
         if c is not cand:
             _blank(others, c.x, c.y, FACED_MASK_RADII * token_r)
-    area, ratio, *_ = faint_extent(others, cand.x, cand.y, token_r)
+    area, ratio, _, (gx, gy), _ = faint_extent(others, cand.x, cand.y, token_r)
     if (WHOLE_FACE_AREA_RANGE[0] * face_area <= area <= WHOLE_FACE_AREA_RANGE[1] * face_area
             and ratio >= WHOLE_FACE_MIN_AXIS_RATIO):
+        if cand.kind == "upright":
+            # the bar was the lit (or the shaded) edge of a flat face: the face is
+            # the region around it, centred on the region
+            return replace(cand, kind="disc", x=gx, y=gy, radius=token_r, area_px=area, axis_ratio=ratio)
         return replace(cand, axis_ratio=ratio)
     return cand
 
