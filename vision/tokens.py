@@ -253,6 +253,14 @@ PAIR_MAX_AREA = 2.4
 PAIR_HALF_AREA = (0.5, 1.3)
 #: ... and their centres are at most this many radii apart.
 PAIR_MAX_DIST_RADII = 2.4
+#: A region split into two faint faces side by side must be as wide as a face
+#: across its long axis: its variance there at least this share of a disc's
+#: (r^2 / 4).  Of 597 regions large enough to split (synthesized scenes
+#: 1000-1799 and 6000-6499), the 10 that were two touching faces measured
+#: 0.98-1.24 of it; 318 measured below 0.7, none of them a pair of tokens: bands
+#: of shading along a bowl's edge or the well's wall (a bowl over the plate,
+#: fresh scene 11227, was read as four flat tokens from two such bands).
+PAIR_MIN_WIDTH_SHARE = 0.7
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
 #: Faint discs are looked for with their centre inside this fraction of the
@@ -630,7 +638,9 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
     pair_dist_px : float
         If the region is two faces of ``radius_px`` side by side, the distance
         between their centres (from the variance along the major axis:
-        lambda1 = (d / 2)^2 + r^2 / 4); 0 when the region is one face or less.
+        lambda1 = (d / 2)^2 + r^2 / 4); 0 when the region is one face or less,
+        or narrower than a face across its long axis (variance below
+        ``PAIR_MIN_WIDTH_SHARE`` of a disc's r^2 / 4: a band of shading).
     centroid : (float, float)
         Region centroid, canonical pixels.
     major_angle_rad : float
@@ -665,8 +675,11 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
     common = math.sqrt(max((mu20 - mu02) ** 2 + 4 * mu11 ** 2, 0.0))
     l1, l2 = (mu20 + mu02 + common) / 2, (mu20 + mu02 - common) / 2
     ratio = float(math.sqrt(max(l2, 0.0) / l1)) if l1 > 0 else 0.0
-    pair = 2.0 * math.sqrt(max(l1 - radius_px ** 2 / 4.0, 0.0)) if area > FAINT_MAX_AREA * math.pi * radius_px ** 2 \
-        else 0.0
+    # two faces side by side: larger than one face, and as wide as one across
+    # their long axis (a disc's variance, r^2 / 4); a band of shading is thinner
+    two_faces = (area > FAINT_MAX_AREA * math.pi * radius_px ** 2
+                 and l2 >= PAIR_MIN_WIDTH_SHARE * radius_px ** 2 / 4.0)
+    pair = 2.0 * math.sqrt(max(l1 - radius_px ** 2 / 4.0, 0.0)) if two_faces else 0.0
     centroid = (x0 + m["m10"] / m["m00"], y0 + m["m01"] / m["m00"])
     return area, ratio, pair, centroid, 0.5 * math.atan2(2 * mu11, mu20 - mu02)
 
