@@ -36,6 +36,15 @@ from .types import Reading, TokenReading
 OUTCOME_MIN_AXIS_RATIO = FLAT_FACE_MIN_AXIS_RATIO
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
+#: When no clear face gave the token size (``TokenSearch.radius_source`` is
+#: not "discs"), an outcome needs every two faces at least this many of its
+#: radii apart.  The size found from edges measured 0.76-1.32 of the true one
+#: on the frames read as outcome (296 edge-sized frames of synthesized scenes
+#: 1000-1799, 6000-6499, 11000-11499, 12000-12499; 0.97-1.09 from discs), so
+#: faces overlapping at 1.8 true radii can sit 1.8 / 0.76 = 2.4 of it apart:
+#: two white-on-white overlaps (fresh scenes 12205, 12298, sized 13 % small)
+#: were read as four separate faces.
+UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
 #: Candidates that are one flat face each.
 FLAT_KINDS = ("disc", "faint", "outline")
 #: The bowl: the plate model's centre differs from its mid-well ring by at
@@ -281,6 +290,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         x, y, c = max(search.suspects, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
+    nearest = min((math.hypot(a.x - b.x, a.y - b.y) for i, a in enumerate(flat) for b in flat[i + 1:]),
+                  default=math.inf) / r
+    if search.radius_source != "discs" and nearest < UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII:
+        return ("uncertain", f"two faces {nearest:.2f} token radii apart, and the token size not measured on a "
+                f"clear face: check that they do not overlap", cands, faces, 0.5)
     # A face's shape must be decisive too: a blob near the disc/upright
     # boundary flips with resampling, so the reader abstains on it.
     misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO]

@@ -1,0 +1,44 @@
+"""vision.reader.decide: with the token size not measured on a clear face, close faces are not read.
+
+The overlap test compares centre distances with the token radius.  When no
+clear (blob) face gives that radius, it comes from the faint faces' edges
+and can be 13 % or more too small: two white faces overlapping at 1.75 true
+radii then sit 2.0 of the estimate apart, "touching", and the frame was read
+as four separate faces (fresh synthesized scenes 12205 and 12298, each a
+wrong outcome).  Such a frame needs its faces
+``UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII`` estimated radii apart.
+
+Checklist: real pixels on both sides (the two overlaps; a frame sized from
+edges whose faces are far apart still read), and the rule shown to be what
+stops the overlaps.
+"""
+from __future__ import annotations
+
+import pytest
+
+from vision import reader
+from vision.reader import read_frame
+from vision.synth import render_scene
+
+#: White-on-white overlaps on celadon and white porcelain, sized from edges.
+OVERLAP_SEEDS = (12205, 12298)
+
+
+@pytest.mark.parametrize("seed", OVERLAP_SEEDS)
+def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch):
+    scene = render_scene(seed)
+    assert scene.label["verdict"] == "rearrange"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain", got.reason
+    assert "token size not measured" in got.reason
+    # the rule is what stops them: with the plain overlap distance they were an outcome
+    monkeypatch.setattr(reader, "UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII", reader.OVERLAP_MAX_CENTRE_DIST_RADII)
+    assert read_frame(scene.image).verdict == "outcome"
+
+
+@pytest.mark.parametrize("seed", [1542, 1274])
+def test_far_apart_faces_of_unmeasured_size_are_read(seed):
+    """Tuning scenes sized from edges whose faces are 3+ radii apart."""
+    scene = render_scene(seed)
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
