@@ -892,7 +892,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     edge, or a face partly under another), strong outlines too uneven to
     count, and, once any outline counted, the rejected arcs at least
     ``OUTLINE_REL_ARC_CONTRAST`` of the faintest counted outline's contrast
-    (and at least ``rule.min_contrast_l``): a pale face whose shadow alone shows.
+    (and at least ``rule.min_contrast_l``): a pale face whose shadow alone
+    shows; or a whole circle that passes the rule's sectors and evenness but
+    not its contrast: a pale face fainter than the others.
     """
     if token_r <= 2 / min(OUTLINE_RADIUS_FACTORS):
         return [], []
@@ -970,7 +972,10 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             if (n_sectors >= OUTLINE_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
                     and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px):
                 uneven.append((float(x), float(y), contrast))
-            elif contrast >= rule.min_contrast_l:
+            elif contrast >= rule.min_contrast_l or (n_sectors >= rule.min_sectors
+                                                     and evenness >= rule.min_evenness):
+                # a dark arc; or a whole circle, as even as a face's, only too
+                # faint: below, a suspect if as dark as a share of a counted face
                 arcs.append((float(x), float(y), contrast))
             continue
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
