@@ -1,4 +1,4 @@
-"""vision.tokens: a whole outline circle too faint to count is a suspect once pale faces were counted.
+"""vision.tokens: outline evidence too weak to count is a suspect: a faint whole circle, or a half-dark one.
 
 White tokens on a white plate are counted by their dark outline when it
 passes the outline rule (z, 15 of 16 sectors, evenness, contrast).  A circle
@@ -10,8 +10,12 @@ tokens, an outcome.  Such a circle, at least ``OUTLINE_REL_ARC_CONTRAST`` of
 the faintest counted outline's contrast, is now a suspect: it stops the
 outcome.
 
-Checklist: real pixels (that scene, and the circle's own numbers from the
-calibration trace), and the relative floor shown to be what stops it.
+A pale face lit from one side is dark on its shadow side only: an outline
+peak dark in ``OUTLINE_SHADOW_SUSPECT_MIN_SECTORS`` (8 of 16) sectors and
+strong is a suspect even when no outline counted.
+
+Checklist: real pixels (both scenes, and the circle's own numbers from the
+calibration trace), and each bound shown to be what stops them.
 """
 from __future__ import annotations
 
@@ -59,4 +63,17 @@ def test_five_tokens_with_a_faint_white_are_not_an_outcome(monkeypatch):
     # without the relative floor letting it through, the faint circle is dropped
     # and the frame reads as four tokens: the wrong outcome this rule stops
     monkeypatch.setattr(tokens, "OUTLINE_REL_ARC_CONTRAST", 10.0)
+    assert read_frame(scene.image).verdict == "outcome"
+
+
+def test_a_pale_face_dark_on_its_shadow_side_only_stops_an_outcome(monkeypatch):
+    """Fresh scene 18088 (1920x1080): five tokens, four red blobs and a white
+    on white porcelain whose outline is dark in 11 of 16 sectors (its shadow
+    side) at 4.8 L.  No outline counted, so it was dropped and the four reds
+    were an outcome.  Half the circle dark, that strong, is a suspect."""
+    scene = render_scene(18088, size=(1920, 1080))
+    assert scene.label["kind"] == "five_tokens"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason
+    monkeypatch.setattr(tokens, "OUTLINE_SHADOW_SUSPECT_MIN_SECTORS", 12)  # the former bound
     assert read_frame(scene.image).verdict == "outcome"
