@@ -278,8 +278,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return "reshake", f"{len(uprights)} token(s) standing on edge", cands, faces, 0.9
     if off:
         return "reshake", f"{len(off)} token(s) off the plate", cands, faces, 0.9
-    close = [(a, b) for i, a in enumerate(flat) for b in flat[i + 1:]
-             if math.hypot(a.x - b.x, a.y - b.y) < OVERLAP_MAX_CENTRE_DIST_RADII * r]
+    # centre distances of every two flat faces, in token radii
+    apart = [math.hypot(a.x - b.x, a.y - b.y) / r for i, a in enumerate(flat) for b in flat[i + 1:]]
+    close = [d for d in apart if d < OVERLAP_MAX_CENTRE_DIST_RADII]
     if overlaps or close or (partials and n_tokens >= 4):
         return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
     if partials:
@@ -290,8 +291,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         x, y, c = max(search.suspects, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
-    nearest = min((math.hypot(a.x - b.x, a.y - b.y) for i, a in enumerate(flat) for b in flat[i + 1:]),
-                  default=math.inf) / r
+    nearest = min(apart, default=math.inf)
     if search.radius_source != "discs" and nearest < UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {nearest:.2f} token radii apart, and the token size not measured on a "
                 f"clear face: check that they do not overlap", cands, faces, 0.5)
