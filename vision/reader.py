@@ -25,11 +25,17 @@ from .canonical import CanonicalView, make_canonical_view
 from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
+from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, Candidate, TokenSearch,
                      blob_threshold, find_tokens)
 from .types import Reading, TokenReading
+
+#: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
+#: radii of a token found, inside the plate, is that token lying against the
+#: well's wall (tilted tokens there: 1.0-1.54 radii from their crossing).
+RIM_TOKEN_REACH_RADII = 1.6
 
 #: An outcome needs every flat face this round (minor / major axis in the
 #: canonical view; a flat face is a circle, a 12 deg tilt gives 0.98).
@@ -278,6 +284,18 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return "reshake", f"{len(uprights)} token(s) standing on edge", cands, faces, 0.9
     if off:
         return "reshake", f"{len(off)} token(s) off the plate", cands, faces, 0.9
+    # A thin stick may hardly show on the cloth at the plate search's scale;
+    # across the rim, or on the cloth right outside it, it does.  A token
+    # against the well's wall reaches into the rim band: a crossing there
+    # beside a token found is that token.
+    h_work, w_work = plate.cloth_deviation.shape[:2]
+    frame_size = (int(round(w_work / plate.work_scale)), int(round(h_work / plate.work_scale)))
+    crossing = [k for k in rim_crossings(view, r, frame_size)
+                if math.hypot(k.x - view.centre + 0.5, k.y - view.centre + 0.5) > view.plate_radius_px
+                or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
+    if crossing:
+        return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
+                f"hand): read again when it has left", cands, faces, 0.5)
     # centre distances of every two flat faces, in token radii
     apart = [math.hypot(a.x - b.x, a.y - b.y) / r for i, a in enumerate(flat) for b in flat[i + 1:]]
     close = [d for d in apart if d < OVERLAP_MAX_CENTRE_DIST_RADII]

@@ -1,0 +1,190 @@
+"""Things that cross the plate's rim: a stick, a hand, a token lying on the rim.
+
+Nothing that takes part in a valid result crosses the rim: tokens lie in the
+well, the cloth lies outside.  A dealer's stick is a thin rod reaching from
+outside the frame over the rim to a token; on a dark cloth, or where the plate
+sits near the frame's edge, so little of it shows on the cloth that
+:func:`vision.reader.plate_intrusions` (which looks for things on the cloth at
+the plate search's coarse scale) cannot see it.  On the rim it is plain: a
+narrow band across the whole rim, of a colour the rim does not have at that
+angle.  A black stick on a black rim shows on the cloth just outside it
+instead, so that band is searched too.
+
+:func:`rim_crossings` samples the canonical view on a polar grid over each
+band, takes out what varies slowly around the plate (the rim's own glaze,
+gloss and lighting, the cloth's weave, and a plate outline fitted a pixel
+off), and looks for angles where what is left is strong at every radius of
+the band.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from .canonical import CanonicalView
+
+#: The bands searched, fractions of the plate radius (inner, outer): the rim
+#: (the well's edge lies inside it, the plate's outline outside it), and the
+#: cloth just outside the plate (a black stick on a black rim shows there).
+RIM_BAND_FRAC = (0.88, 0.97)
+CLOTH_BAND_FRAC = (1.03, 1.13)
+BANDS_FRAC = (RIM_BAND_FRAC, CLOTH_BAND_FRAC)
+#: Angular samples around the plate.
+RIM_ANGLE_SAMPLES = 720
+#: What varies around the plate more slowly than this (half-window, in face
+#: radii of arc along the rim) is the rim itself, not something on it.
+RIM_HIGHPASS_HALF_RADII = 1.5
+#: A rod may cross the band slanted: each radius's difference is widened by
+#: this many angular samples either side before the band's minimum is taken.
+RIM_SLANT_SAMPLES = 3
+#: A crossing differs from the rim around it by at least this much (Lab
+#: units) at every radius of the band ...
+RIM_CROSSING_MIN_DELTA_E = 8.0
+#: ... and by this many times the band's typical (median) difference: the
+#: rim's own texture and the frame's noise.
+RIM_CROSSING_NOISE_UNITS = 6.0
+
+
+@dataclass(frozen=True)
+class RimCrossing:
+    """Something across the rim band at one angle.
+
+    Attributes
+    ----------
+    x, y : float
+        Where it crosses the middle of the band, canonical pixels.
+    strength : float
+        Its smallest difference from the rim across the band, Lab units.
+    width_px : float
+        Its width along the rim, canonical pixels.
+    """
+
+    x: float
+    y: float
+    strength: float
+    width_px: float
+
+    def __post_init__(self) -> None:
+        if not (math.isfinite(self.strength) and self.strength >= 0):
+            raise ValueError(f"strength: expected a finite value >= 0, got {self.strength}")
+        if not (math.isfinite(self.width_px) and self.width_px > 0):
+            raise ValueError(f"width_px: expected a finite value > 0, got {self.width_px}")
+
+
+_GRIDS: dict[tuple[int, float, tuple[float, float]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _polar_grid(canvas_px: int, plate_radius_px: float, band_frac: tuple[float, float]
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """map_x, map_y (rows = radii across the band, columns = angles), float32,
+    and the angles (radians) of the columns."""
+    key = (canvas_px, plate_radius_px, band_frac)
+    grid = _GRIDS.get(key)
+    if grid is None:
+        c = canvas_px / 2.0 - 0.5
+        radii = np.arange(band_frac[0] * plate_radius_px, band_frac[1] * plate_radius_px + 1e-6, 1.0)
+        theta = np.arange(RIM_ANGLE_SAMPLES) * (2 * math.pi / RIM_ANGLE_SAMPLES)
+        map_x = (c + radii[:, None] * np.cos(theta)[None, :]).astype(np.float32)
+        map_y = (c + radii[:, None] * np.sin(theta)[None, :]).astype(np.float32)
+        for a in (map_x, map_y, theta):
+            a.setflags(write=False)
+        grid = _GRIDS[key] = (map_x, map_y, theta)
+    return grid
+
+
+def _visible_angles(view: CanonicalView, map_x: np.ndarray, map_y: np.ndarray,
+                    frame_size: tuple[int, int]) -> np.ndarray:
+    """bool (angles,): the whole band at that angle maps inside the source frame."""
+    w, h = frame_size
+    inv = np.linalg.inv(view.to_canonical)
+    pts = np.stack([map_x.ravel(), map_y.ravel(), np.ones(map_x.size)]).astype(np.float64)
+    src = inv @ pts
+    sx, sy = src[0] / src[2], src[1] / src[2]
+    inside = (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
+    return inside.reshape(map_x.shape).all(axis=0)
+
+
+def rim_crossings(view: CanonicalView, token_radius_px: float,
+                  frame_size: tuple[int, int] | None = None) -> list[RimCrossing]:
+    """Narrow things across the whole rim band, or the cloth band just outside
+    it: a stick, a hand, a token on the rim.
+
+    Parameters
+    ----------
+    view : CanonicalView
+        The canonical view (its ``lab``, CIE Lab: L in [0, 100]).
+    token_radius_px : float
+        The frame's face radius, canonical pixels (> 0): sets how slowly the
+        rim's own appearance may vary around the plate.
+    frame_size : (int, int) or None
+        Source frame (width, height) in pixels: angles where the band leaves
+        the frame (its pixels there are the frame's border, replicated) are
+        not judged.  None: every angle is judged.
+
+    Returns
+    -------
+    list of RimCrossing
+        Strongest first; empty when nothing crosses the rim.
+    """
+    if not isinstance(view, CanonicalView):
+        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
+    if not (math.isfinite(token_radius_px) and token_radius_px > 0):
+        raise ValueError(f"token_radius_px: expected a finite value > 0, got {token_radius_px}")
+    if frame_size is not None and not (len(frame_size) == 2 and all(int(v) == v and v > 0 for v in frame_size)):
+        raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
+    out: list[RimCrossing] = []
+    for band_frac in BANDS_FRAC:
+        out.extend(_band_crossings(view, token_radius_px, frame_size, band_frac))
+    return sorted(out, key=lambda c: -c.strength)
+
+
+def _band_crossings(view: CanonicalView, token_radius_px: float, frame_size: tuple[int, int] | None,
+                    band_frac: tuple[float, float]) -> list[RimCrossing]:
+    """:func:`rim_crossings` in one band (fractions of the plate radius)."""
+    R = view.plate_radius_px
+    map_x, map_y, theta = _polar_grid(view.canvas_px, float(R), band_frac)
+    band = cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)  # (radii, angles, 3)
+    mid_r = float(np.mean(band_frac)) * R
+    # the band's slow variation around the plate: a circular box mean per radius
+    step = 2 * math.pi * mid_r / RIM_ANGLE_SAMPLES  # px of arc per sample
+    half = max(RIM_SLANT_SAMPLES, int(round(RIM_HIGHPASS_HALF_RADII * token_radius_px / step)))
+    half = min(half, RIM_ANGLE_SAMPLES // 4)
+    wrapped = np.concatenate([band[:, -half:], band, band[:, :half]], axis=1)
+    slow = cv2.blur(wrapped, (2 * half + 1, 1), borderType=cv2.BORDER_ISOLATED)[:, half:-half]
+    diff = band - slow
+    strength = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
+    slant = np.ones((1, 2 * RIM_SLANT_SAMPLES + 1), np.uint8)
+    widened = cv2.dilate(np.concatenate([strength[:, -RIM_SLANT_SAMPLES:], strength,
+                                         strength[:, :RIM_SLANT_SAMPLES]], axis=1), slant
+                         )[:, RIM_SLANT_SAMPLES:-RIM_SLANT_SAMPLES]
+    profile = widened.min(axis=0)  # (angles,): the weakest radius at each angle
+    visible = (np.ones(RIM_ANGLE_SAMPLES, bool) if frame_size is None
+               else _visible_angles(view, map_x, map_y, frame_size))
+    if not visible.any():
+        return []
+    noise = float(np.median(profile[visible]))
+    floor = max(RIM_CROSSING_MIN_DELTA_E, RIM_CROSSING_NOISE_UNITS * noise)
+    above = (profile >= floor) & visible
+    if not above.any() or above.all():
+        return []  # nothing; or the whole band differs from itself: nothing narrow to find
+    # runs of angles above the floor (around the circle), one crossing each,
+    # walked from an angle below the floor
+    n = RIM_ANGLE_SAMPLES
+    start = int(np.flatnonzero(~above)[0])
+    out: list[RimCrossing] = []
+    run: list[int] = []
+    c = view.canvas_px / 2.0 - 0.5
+    for k in range(1, n + 1):
+        i = (start + k) % n
+        if above[i]:
+            run.append(i)
+            continue
+        if run:
+            best = max(run, key=lambda j: profile[j])
+            out.append(RimCrossing(x=c + mid_r * math.cos(theta[best]), y=c + mid_r * math.sin(theta[best]),
+                                   strength=float(profile[best]), width_px=len(run) * step))
+            run = []
+    return out
