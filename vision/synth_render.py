@@ -274,7 +274,12 @@ class Canvas:
         if pixel_scale != 1.0:
             xs, ys = xs * np.float32(pixel_scale), ys * np.float32(pixel_scale)
         w = hi[2, 0] * xs + hi[2, 1] * ys + hi[2, 2]
-        np.reciprocal(w, out=w)
+        # a pixel whose ray runs along the plane (a face seen edge-on) has
+        # w = 0: it meets the plane nowhere, its s, q (and point) are NaN, and
+        # it lies outside every shape painted there (see blend)
+        with np.errstate(divide="ignore"):
+            np.reciprocal(w, out=w)
+        w[~np.isfinite(w)] = np.nan
         s = (hi[0, 0] * xs + hi[0, 1] * ys + hi[0, 2]) * w
         q = (hi[1, 0] * xs + hi[1, 1] * ys + hi[1, 2]) * w
         if not points:
@@ -290,6 +295,10 @@ class Canvas:
         sub = self.image[y0:y1, x0:x1]
         a = alpha[..., None]
         sub *= 1.0 - a
+        if np.ndim(colour) == 3:
+            # uncovered pixels keep their colour even where ``colour`` is not
+            # finite (a plane seen edge-on, see plane_points)
+            colour = np.where(a > 0, colour, np.float32(0))
         sub += a * colour
 
     def darken(self, roi, alpha: np.ndarray, strength: float) -> None:
