@@ -29,6 +29,7 @@ def test_plate_found_and_accurate_on_synthesized_scenes():
         scene = render_scene(seed, "outcome", size=(960, 540))
         truth = _label_ellipse(scene.label["plate"])
         fit = find_plate(scene.image)
+        assert fit.frame_size == (960, 540)
         if not fit.found:
             continue  # a plate the reader cannot see is a safe no_plate; counted below
         found += 1
@@ -50,6 +51,7 @@ def test_plate_absent_on_bare_cloth():
 def test_plate_on_uniform_frame_is_not_found():
     fit = find_plate(np.full((480, 640, 3), 90, np.uint8))
     assert not fit.found
+    assert fit.frame_size == (640, 480)
 
 
 def test_plate_bad_arguments():

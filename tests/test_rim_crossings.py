@@ -74,7 +74,11 @@ def test_line_across_the_rim_is_found_at_its_angle():
     got = math.degrees(math.atan2((sy - e.cy) / e.b, (sx - e.cx) / e.a))
     assert abs((got - 30.0 + 180) % 360 - 180) < 6.0
     assert found[0].strength >= 8.0
-    assert math.hypot(found[0].x - c, found[0].y - c) == pytest.approx(0.925 * view2.plate_radius_px, rel=0.15)
+    # each find says which band it lies in, at that band's middle radius
+    mid = {"rim": 0.925, "cloth": 1.08}
+    for k in found:
+        assert math.hypot(k.x - c, k.y - c) == pytest.approx(mid[k.band] * view2.plate_radius_px, rel=0.02)
+    assert {k.band for k in found} == {"rim", "cloth"}
     assert read_frame(frame).verdict == "uncertain"
 
 
@@ -134,8 +138,12 @@ def test_bad_frame_size(frame_size):
         rim_crossings(view, 10.0, frame_size)
 
 
-@pytest.mark.parametrize("kwargs", [dict(strength=-1.0, width_px=2.0), dict(strength=float("nan"), width_px=2.0),
-                                    dict(strength=9.0, width_px=0.0)])
-def test_crossing_is_validated(kwargs):
-    with pytest.raises(ValueError):
+@pytest.mark.parametrize("kwargs, word", [
+    (dict(strength=-1.0, width_px=2.0, band="rim"), "strength"),
+    (dict(strength=float("nan"), width_px=2.0, band="rim"), "strength"),
+    (dict(strength=9.0, width_px=0.0, band="cloth"), "width_px"),
+    (dict(strength=9.0, width_px=2.0, band="well"), "band"),
+])
+def test_crossing_is_validated(kwargs, word):
+    with pytest.raises(ValueError, match=word):
         RimCrossing(x=1.0, y=2.0, **kwargs)

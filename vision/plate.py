@@ -117,6 +117,8 @@ class PlateFit:
         :func:`cloth_deviation`), for looking at things off the plate.
     work_scale : float
         Downscaled pixels per source pixel.
+    frame_size : (int, int)
+        The source frame's (width, height), pixels.
     """
 
     ellipse: Ellipse | None
@@ -126,10 +128,13 @@ class PlateFit:
     cloth_deviation: np.ndarray = field(repr=False)
     cloth_lightness: np.ndarray = field(repr=False)
     work_scale: float
+    frame_size: tuple[int, int]
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fill <= 1.0 + 1e-6:
             raise ValueError(f"fill: expected [0, 1], got {self.fill}")
+        if not (len(self.frame_size) == 2 and all(isinstance(v, int) and v > 0 for v in self.frame_size)):
+            raise ValueError(f"frame_size: expected (width, height) as ints > 0, got {self.frame_size}")
 
     @property
     def found(self) -> bool:
@@ -458,14 +463,14 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     if best is None:
         why = "; ".join(dict.fromkeys(reasons)) if reasons else "nothing on the table differs from the cloth"
         return PlateFit(ellipse=None, fill=0.0, contrast=0.0, reason=f"no plate found: {why}",
-                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale)
+                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h))
     _, ((ecx, ecy), (d1, d2), ang), fill, contrast = best
     inv = 1.0 / scale
     # OpenCV's RotatedRect angle belongs to the first axis (width, d1).
     ellipse = Ellipse.from_axes(ecx * inv, ecy * inv, d1 / 2 * inv, d2 / 2 * inv, ang)
     return PlateFit(ellipse=ellipse, fill=min(fill, 1.0), contrast=contrast,
                     reason=f"plate fitted (fills {fill:.0%} of its ellipse, contrast {contrast:.0f} cloth spreads)",
-                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale)
+                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h))
 
 
 def plate_to_canonical(ellipse: Ellipse, *, plate_radius_px: float, canvas_px: int) -> np.ndarray:

@@ -288,11 +288,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # across the rim, or on the cloth right outside it, it does.  A token
     # against the well's wall reaches into the rim band: a crossing there
     # beside a token found is that token.
-    h_work, w_work = plate.cloth_deviation.shape[:2]
-    frame_size = (int(round(w_work / plate.work_scale)), int(round(h_work / plate.work_scale)))
-    crossing = [k for k in rim_crossings(view, r, frame_size)
-                if math.hypot(k.x - view.centre + 0.5, k.y - view.centre + 0.5) > view.plate_radius_px
-                or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
+    crossing = [k for k in rim_crossings(view, r, plate.frame_size)
+                if k.band == "cloth" or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)

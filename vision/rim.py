@@ -31,7 +31,7 @@ from .canonical import CanonicalView
 #: cloth just outside the plate (a black stick on a black rim shows there).
 RIM_BAND_FRAC = (0.88, 0.97)
 CLOTH_BAND_FRAC = (1.03, 1.13)
-BANDS_FRAC = (RIM_BAND_FRAC, CLOTH_BAND_FRAC)
+BANDS_FRAC = {"rim": RIM_BAND_FRAC, "cloth": CLOTH_BAND_FRAC}
 #: Angular samples around the plate.
 RIM_ANGLE_SAMPLES = 720
 #: What varies around the plate more slowly than this (half-window, in face
@@ -60,14 +60,20 @@ class RimCrossing:
         Its smallest difference from the rim across the band, Lab units.
     width_px : float
         Its width along the rim, canonical pixels.
+    band : str
+        Where it was found: ``"rim"`` (``RIM_BAND_FRAC``) or ``"cloth"``
+        (``CLOTH_BAND_FRAC``).
     """
 
     x: float
     y: float
     strength: float
     width_px: float
+    band: str
 
     def __post_init__(self) -> None:
+        if self.band not in BANDS_FRAC:
+            raise ValueError(f"band: expected one of {sorted(BANDS_FRAC)}, got {self.band!r}")
         if not (math.isfinite(self.strength) and self.strength >= 0):
             raise ValueError(f"strength: expected a finite value >= 0, got {self.strength}")
         if not (math.isfinite(self.width_px) and self.width_px > 0):
@@ -136,30 +142,34 @@ def rim_crossings(view: CanonicalView, token_radius_px: float,
     if frame_size is not None and not (len(frame_size) == 2 and all(int(v) == v and v > 0 for v in frame_size)):
         raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
     out: list[RimCrossing] = []
-    for band_frac in BANDS_FRAC:
-        out.extend(_band_crossings(view, token_radius_px, frame_size, band_frac))
+    for band in BANDS_FRAC:
+        out.extend(_band_crossings(view, token_radius_px, frame_size, band))
     return sorted(out, key=lambda c: -c.strength)
 
 
+def _wrapped(a: np.ndarray, half: int) -> np.ndarray:
+    """``a`` (rows, angles, ...) with ``half`` columns of the far end put on
+    either side: the angles go round the circle."""
+    return np.concatenate([a[:, -half:], a, a[:, :half]], axis=1)
+
+
 def _band_crossings(view: CanonicalView, token_radius_px: float, frame_size: tuple[int, int] | None,
-                    band_frac: tuple[float, float]) -> list[RimCrossing]:
-    """:func:`rim_crossings` in one band (fractions of the plate radius)."""
+                    band: str) -> list[RimCrossing]:
+    """:func:`rim_crossings` in one band (``"rim"`` or ``"cloth"``)."""
+    band_frac = BANDS_FRAC[band]
     R = view.plate_radius_px
     map_x, map_y, theta = _polar_grid(view.canvas_px, float(R), band_frac)
-    band = cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)  # (radii, angles, 3)
+    lab = cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)  # (radii, angles, 3)
     mid_r = float(np.mean(band_frac)) * R
     # the band's slow variation around the plate: a circular box mean per radius
     step = 2 * math.pi * mid_r / RIM_ANGLE_SAMPLES  # px of arc per sample
     half = max(RIM_SLANT_SAMPLES, int(round(RIM_HIGHPASS_HALF_RADII * token_radius_px / step)))
     half = min(half, RIM_ANGLE_SAMPLES // 4)
-    wrapped = np.concatenate([band[:, -half:], band, band[:, :half]], axis=1)
-    slow = cv2.blur(wrapped, (2 * half + 1, 1), borderType=cv2.BORDER_ISOLATED)[:, half:-half]
-    diff = band - slow
+    slow = cv2.blur(_wrapped(lab, half), (2 * half + 1, 1), borderType=cv2.BORDER_ISOLATED)[:, half:-half]
+    diff = lab - slow
     strength = np.sqrt(np.einsum("ijk,ijk->ij", diff, diff))
     slant = np.ones((1, 2 * RIM_SLANT_SAMPLES + 1), np.uint8)
-    widened = cv2.dilate(np.concatenate([strength[:, -RIM_SLANT_SAMPLES:], strength,
-                                         strength[:, :RIM_SLANT_SAMPLES]], axis=1), slant
-                         )[:, RIM_SLANT_SAMPLES:-RIM_SLANT_SAMPLES]
+    widened = cv2.dilate(_wrapped(strength, RIM_SLANT_SAMPLES), slant)[:, RIM_SLANT_SAMPLES:-RIM_SLANT_SAMPLES]
     profile = widened.min(axis=0)  # (angles,): the weakest radius at each angle
     visible = (np.ones(RIM_ANGLE_SAMPLES, bool) if frame_size is None
                else _visible_angles(view, map_x, map_y, frame_size))
@@ -185,6 +195,6 @@ def _band_crossings(view: CanonicalView, token_radius_px: float, frame_size: tup
         if run:
             best = max(run, key=lambda j: profile[j])
             out.append(RimCrossing(x=c + mid_r * math.cos(theta[best]), y=c + mid_r * math.sin(theta[best]),
-                                   strength=float(profile[best]), width_px=len(run) * step))
+                                   strength=float(profile[best]), width_px=len(run) * step, band=band))
             run = []
     return out
