@@ -627,14 +627,16 @@ def _axis_ratio(points: np.ndarray) -> float:
     return float(math.sqrt(max(lo, 0.0) / hi)) if hi > 0 else 0.0
 
 
-def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
+def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float, open_px: int = 0
                  ) -> tuple[float, float, float, tuple[float, float], float]:
     """Area and axis ratio of the region around a faint disc that differs from
     the plate the way its centre does.
 
     The residual within 2.2 radii is projected on the colour direction of the
     face's mean residual; pixels above half the face's value, connected to
-    the centre, form the region.
+    the centre, form the region.  With ``open_px`` > 0 the pixels above half
+    are first opened (``cv2.MORPH_OPEN``) with a disc of that radius, pixels:
+    a band narrower than the disc that touches the face is cut off it.
 
     Returns
     -------
@@ -669,6 +671,9 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float
         return empty
     proj = patch @ (mean / norm)
     region = (proj > 0.5 * norm).astype(np.uint8)
+    if open_px > 0:
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * open_px + 1, 2 * open_px + 1))
+        region = cv2.morphologyEx(region, cv2.MORPH_OPEN, disc)
     n, labels = cv2.connectedComponents(region, connectivity=8)
     centre_label = labels[min(max(int(round(y)) - y0, 0), y1 - y0 - 1), min(max(int(round(x)) - x0, 0), x1 - x0 - 1)]
     if centre_label == 0:
@@ -1413,9 +1418,89 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                 and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))]
     suspects.extend(overlapping)
     suspects.extend(gaps)
+    # 5. Pale faces against the well's wall, whose disc-filter peak the wall's
+    # own response swallowed (see faces_against_wall).
+    suspects.extend(faces_against_wall(residual, view.radius_px, R, token_r,
+                                       [(c.x, c.y) for c in cands] + [(x, y) for x, y, _ in suspects], floor))
     # A wall must belong to a face counted beside it; one that does not
     # (its face was missed) stops an outcome.
     suspects.extend((b.x, b.y, b.contrast) for b in walls
                     if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
+
+
+#: The well's wall, for :func:`faces_against_wall`: canonical radii from this
+#: fraction of the plate radius out (where a face's centre may still lie,
+#: ``FAINT_ACCEPT_RADIUS_FRAC``).
+WALL_FROM_RADIUS_FRAC = FAINT_ACCEPT_RADIUS_FRAC
+#: A face against the wall is looked for with its centre within this many face
+#: radii of the wall (its disc reaches the wall or nearly).
+WALL_FACE_REACH_RADII = 2.0
+#: Its region is opened with a disc of this many face radii before it is
+#: measured: the wall's thin bright arc that touches the face is cut off it.
+WALL_FACE_OPEN_RADII = 0.4
+
+
+def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius_px: float, token_r: float,
+                       keep_out: list[tuple[float, float]], min_contrast_lab: float
+                       ) -> list[tuple[float, float, float]]:
+    """Pale faces lying against the well's wall that the disc filter's peaks missed.
+
+    Beside the wall the disc filter's response climbs towards the wall's own
+    shading, so a pale face there has no peak of its own, and its region joins
+    the wall's arc.  Here the wall (radii from ``WALL_FROM_RADIUS_FRAC``) is
+    set to the plate's level (0) before the disc filter runs, and the region
+    is opened before its shape is judged.  A find is a suspect (it stops an
+    outcome), never a token.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        The canonical residual with the blobs already counted set to 0.
+    radius_px : ndarray, float32, (S, S)
+        Each pixel's distance from the plate centre, canonical pixels.
+    plate_radius_px, token_r : float
+        Plate and face radius, canonical pixels.
+    keep_out : list of (x, y)
+        Candidates and suspects already found (canonical pixels): a find
+        within ``SUSPECT_EXCLUSION_RADII`` face radii of one is that one.
+    min_contrast_lab : float
+        Least disc contrast, Lab units (the search's suspect floor).
+
+    Returns
+    -------
+    list of (x, y, contrast)
+        Canonical pixels and Lab units; empty when there is none.
+    """
+    if residual.ndim != 3 or residual.shape[2] != 3 or residual.shape[:2] != np.shape(radius_px):
+        raise ValueError(f"residual: expected (S, S, 3) matching radius_px {np.shape(radius_px)}, "
+                         f"got {residual.shape}")
+    if not plate_radius_px > 0:
+        raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
+    if token_r <= 1:
+        return []
+    wall_px = WALL_FROM_RADIUS_FRAC * plate_radius_px
+    wall = radius_px >= wall_px
+    area = (~wall) & (radius_px >= wall_px - WALL_FACE_REACH_RADII * token_r)
+    if not area.any():
+        return []
+    well = residual.copy()
+    well[wall] = 0.0
+    resp = disc_response(well, token_r)
+    face_area = math.pi * token_r ** 2
+    open_px = max(1, int(round(WALL_FACE_OPEN_RADII * token_r)))
+    out: list[tuple[float, float, float]] = []
+    for x, y in _peaks(resp, area, min_contrast_lab, 1.5 * token_r):
+        if any(math.hypot(x - kx, y - ky) < SUSPECT_EXCLUSION_RADII * token_r for kx, ky in keep_out):
+            continue
+        n_sectors, contrast = sector_support(well, float(x), float(y), token_r)
+        if n_sectors < EDGE_MIN_SECTORS or contrast < min_contrast_lab:
+            continue
+        if not _face_differs(well, float(x), float(y), token_r, contrast):
+            continue
+        region_area, ratio, *_ = faint_extent(well, float(x), float(y), token_r, open_px=open_px)
+        if (SUSPECT_AREA_RANGE[0] <= region_area / face_area <= SUSPECT_AREA_RANGE[1]
+                and ratio >= SUSPECT_MIN_AXIS_RATIO):
+            out.append((float(x), float(y), float(contrast)))
+    return out

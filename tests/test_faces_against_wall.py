@@ -1,0 +1,140 @@
+"""A pale face against the well's wall, beside the wall's bright arc, stops an outcome.
+
+Scene 16054 (a fresh set, five tokens) was read as an outcome of four: the
+fifth, a white face on the lit side of a celadon plate, lay against the well's
+wall.  The disc filter's response there climbs towards the wall's own arc, so
+the face had no peak of its own, and its half-contrast region joined the arc
+and was not token-like.  :func:`vision.tokens.faces_against_wall` looks again
+with the wall set to the plate's level and the region opened: a find is a
+suspect, never a token.
+
+Checklist: known values on constructed views (a faint face beside a bright
+wall arc, found only by this rule; the arc alone; a face far from the wall),
+empty input, bad input, the keep-out list, and real pixels (16054).
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from test_faces_by_the_wall import CENTRE, INNER, R, S, faces_at, view_with
+from vision import tokens
+from vision.canonical import CanonicalView, _radius_grid
+from vision.reader import read_frame
+from vision.synth import render_scene
+from vision.tokens import WALL_FROM_RADIUS_FRAC, faces_against_wall, find_tokens
+
+#: A faint face: a little lighter, redder and yellower than the plate (a white
+#: face on a lit celadon plate), Lab units; about 4.5 Lab of contrast.
+FAINT = (1.5, 4.0, 1.5)
+#: The wall's bright arc: the same colour direction, stronger (Lab units).
+ARC = (4.0, 10.0, 3.0)
+ANGLE = 300.0
+
+
+def _wall_arc(angle_deg: float, half_width_deg: float = 50.0) -> np.ndarray:
+    """bool (S, S): the wall band from ``WALL_FROM_RADIUS_FRAC`` to 0.84 R, over
+    ``half_width_deg`` either side of ``angle_deg``."""
+    radius = _radius_grid(S)
+    yy, xx = np.mgrid[:S, :S]
+    ang = np.degrees(np.arctan2(yy - CENTRE, xx - CENTRE))
+    off = (ang - angle_deg + 180.0) % 360.0 - 180.0
+    return (radius >= WALL_FROM_RADIUS_FRAC * R) & (radius < 0.84 * R) & (np.abs(off) < half_width_deg)
+
+
+def scene_view(face_dist: float | None, arc: bool) -> CanonicalView:
+    """Three clear pale faces inside the well, optionally a faint face at
+    ``face_dist`` plate radii and the wall's arc beside it."""
+    base = view_with(faces_at(*INNER))
+    res = base.residual.copy()
+    if arc:
+        res[_wall_arc(ANGLE)] += np.asarray(ARC, np.float32)
+    if face_dist is not None:
+        face = cv2.GaussianBlur(faces_at((ANGLE, face_dist)).astype(np.float32), (0, 0), 1.0)
+        res += face[..., None] * np.asarray(FAINT, np.float32)
+    return CanonicalView(bgr=base.bgr, lab=base.background + res, background=base.background, residual=res,
+                         delta_e=np.sqrt((res ** 2).sum(axis=2)).astype(np.float32), radius_px=base.radius_px,
+                         to_canonical=base.to_canonical, plate_radius_px=base.plate_radius_px)
+
+
+def _dist(x: float, y: float) -> float:
+    return math.hypot(x - CENTRE, y - CENTRE) / R
+
+
+@pytest.mark.parametrize("face_dist", [0.68, 0.72])
+def test_a_faint_face_beside_the_wall_arc_is_a_suspect(face_dist, monkeypatch):
+    view = scene_view(face_dist, arc=True)
+    found = find_tokens(view)
+    assert [c.kind for c in found.candidates] == ["faint"] * 3
+    assert len(found.suspects) == 1
+    x, y, contrast = found.suspects[0]
+    assert _dist(x, y) == pytest.approx(face_dist, abs=0.03)
+    assert 3.0 <= contrast <= 6.0
+    # without this rule the face is not seen at all: the arc hides it
+    monkeypatch.setattr(tokens, "faces_against_wall", lambda *a, **k: [])
+    assert find_tokens(view).suspects == ()
+
+
+def test_away_from_the_arc_the_main_search_finds_it_first():
+    # without the arc the ordinary suspect search sees the face, and the
+    # wall rule does not report it twice
+    found = find_tokens(scene_view(0.68, arc=False))
+    assert len(found.suspects) == 1 and _dist(*found.suspects[0][:2]) == pytest.approx(0.68, abs=0.03)
+
+
+def test_the_arc_alone_is_not_a_face():
+    found = find_tokens(scene_view(None, arc=True))
+    assert [c.kind for c in found.candidates] == ["faint"] * 3
+    assert found.suspects == ()
+
+
+def _call(view: CanonicalView, keep_out=(), token_r: float = 0.11 * R, floor: float = 3.0):
+    return faces_against_wall(view.residual, view.radius_px, view.plate_radius_px, token_r, list(keep_out), floor)
+
+
+def test_known_values_and_keep_out():
+    view = scene_view(0.70, arc=True)
+    got = _call(view)
+    assert len(got) == 1
+    x, y, contrast = got[0]
+    t = math.radians(ANGLE)
+    assert math.hypot(x - (CENTRE + 0.70 * R * math.cos(t)), y - (CENTRE + 0.70 * R * math.sin(t))) < 0.3 * 0.11 * R
+    assert contrast > 3.0
+    # something already found there: not reported again
+    assert _call(view, keep_out=[(x + 3.0, y - 2.0)]) == []
+    # a higher floor than its contrast: not reported
+    assert _call(view, floor=contrast + 0.5) == []
+
+
+def test_empty_plate_and_tiny_radius_give_nothing():
+    bare = view_with(np.zeros((S, S), np.uint8))
+    assert _call(bare) == []
+    assert _call(scene_view(0.70, arc=True), token_r=0.5) == []
+
+
+@pytest.mark.parametrize("args, word", [
+    (dict(residual=np.zeros((S, S), np.float32)), "residual"),
+    (dict(radius_px=np.zeros((S - 1, S), np.float32)), "residual"),
+    (dict(plate_radius_px=0.0), "plate_radius_px"),
+])
+def test_bad_input(args, word):
+    view = view_with(np.zeros((S, S), np.uint8))
+    kw = dict(residual=view.residual, radius_px=view.radius_px, plate_radius_px=R, token_r=10.0, keep_out=[],
+              min_contrast_lab=3.0)
+    kw.update(args)
+    with pytest.raises(ValueError, match=word):
+        faces_against_wall(**kw)
+
+
+def test_scene_16054_is_not_read_as_four(monkeypatch):
+    scene = render_scene(16054)
+    assert scene.label["kind"] == "five_tokens"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain", got.reason
+    assert "more disc-like evidence" in got.reason
+    # the rule is what stops it: without it, the wrong outcome of four
+    monkeypatch.setattr(tokens, "faces_against_wall", lambda *a, **k: [])
+    assert read_frame(scene.image).verdict == "outcome"
