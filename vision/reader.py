@@ -28,8 +28,8 @@ from .plate import PlateFit, find_plate, not_cloth_mask
 from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
-from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, Candidate, TokenSearch,
-                     blob_threshold, find_tokens)
+from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, TOKENS_PER_ROUND, Candidate,
+                     TokenSearch, blob_threshold, find_tokens)
 from .types import Reading, TokenReading
 
 #: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
@@ -300,8 +300,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
     if partials:
         return "uncertain", "a token is partly hidden", cands, faces, 0.5
-    if n_tokens != 4:
-        return "reshake", f"{n_tokens} tokens on the plate, not 4", cands, faces, 0.8
+    if n_tokens != TOKENS_PER_ROUND:
+        return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
         x, y, c = max(search.suspects, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "

@@ -97,6 +97,8 @@ SUSPECT_MIN_CORE_SHARE = 0.3
 #: at least this contrast (Lab units) stands even when its region is not
 #: token-like (see find_tokens).
 ROUND_SUSPECT_MIN_CONTRAST = 6.0
+#: Tokens in a round: an outcome needs exactly this many flat faces.
+TOKENS_PER_ROUND = 4
 #: A blob that is a thin arc along the rim (the rim's glaze, a highlight or
 #: shadow on the rim or on the well's wall below it, or the rim's edge where
 #: the ellipse fit is a pixel off) is not an object: its pixels lie beyond
@@ -1419,9 +1421,12 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     suspects.extend(overlapping)
     suspects.extend(gaps)
     # 5. Pale faces against the well's wall, whose disc-filter peak the wall's
-    # own response swallowed (see faces_against_wall).
-    suspects.extend(faces_against_wall(residual, view.radius_px, R, token_r,
-                                       [(c.x, c.y) for c in cands] + [(x, y) for x, y, _ in suspects], floor))
+    # own response swallowed (see faces_against_wall).  Only a frame with as
+    # many candidates as a round has tokens and no suspect yet can be read as
+    # an outcome; on any other, a further suspect changes no verdict.
+    if len(cands) == TOKENS_PER_ROUND and not suspects:
+        suspects.extend(faces_against_wall(residual, view.radius_px, R, token_r, [(c.x, c.y) for c in cands],
+                                           floor))
     # A wall must belong to a face counted beside it; one that does not
     # (its face was missed) stops an outcome.
     suspects.extend((b.x, b.y, b.contrast) for b in walls
