@@ -6,7 +6,7 @@
 Scene ``seed`` is ``vision.synth.render_scene(seed)`` (its kind and every
 condition drawn from the seed); labels come from how each scene was made.
 Prints the same columns as ``scripts/studio_table.py`` and exits 1 on any
-wrong outcome.  Seeds 6000-6499 were never looked at while the reader was
+wrong outcome (each one's seed and reason on stderr).  Seeds 6000-6499 were never looked at while the reader was
 tuned (a held-out set).
 """
 from __future__ import annotations
@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from studio_table import print_table  # noqa: E402
 
 
-def _one(args: tuple[int, tuple[int, int]]) -> tuple[str, bool, bool, bool]:
+def _one(args: tuple[int, tuple[int, int]]) -> tuple[str, bool, bool, bool, int, str]:
     import cv2
 
     from vision.reader import read_frame
@@ -36,7 +36,7 @@ def _one(args: tuple[int, tuple[int, int]]) -> tuple[str, bool, bool, bool]:
     want = label["verdict"]
     right = reading.verdict == want and (want != "outcome" or reading.red == label["red"])
     wrong = reading.verdict == "outcome" and (want != "outcome" or reading.red != label["red"])
-    return label["kind"], right, wrong, reading.verdict == "uncertain"
+    return label["kind"], right, wrong, reading.verdict == "uncertain", seed, reading.reason
 
 
 def main() -> int:
@@ -49,7 +49,10 @@ def main() -> int:
     w, h = (int(v) for v in args.size.lower().split("x"))
     stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     with multiprocessing.Pool(args.workers) as pool:
-        for kind, right, wrong, unsure in pool.imap(_one, [(s, (w, h)) for s in range(lo, hi)], chunksize=4):
+        for kind, right, wrong, unsure, seed, reason in pool.imap(_one, [(s, (w, h)) for s in range(lo, hi)],
+                                                                  chunksize=4):
+            if wrong:
+                print(f"wrong outcome: seed {seed} ({kind}): {reason}", file=sys.stderr)
             st = stats[kind]
             st["n"] += 1
             st["right"] += right
