@@ -312,6 +312,43 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     return out
 
 
+def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float) -> float:
+    """How much darker than its sides the darker half of a circle is.
+
+    A pale face lit from one side shows its outline (side wall, shadow) on
+    its shadow side only: the mean over the whole circle halves that
+    contrast; this is the mean over the half of the ``OUTLINE_SECTORS``
+    sectors where the ring is darkest against its sides.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units
+    x, y : int
+        Centre, canonical pixels.
+    radius_px : float
+
+    Returns
+    -------
+    float
+        Mean of the ``OUTLINE_SECTORS // 2`` largest sector contrasts (sides
+        minus ring), L units; 0 when the window leaves the canvas.
+    """
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
+    s = lightness.shape[0]
+    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+        return 0.0
+    _, _, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
+    patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
+    per_sector = [float(patch[sides_order[sides_bounds[k]:sides_bounds[k + 1]]].mean())
+                  - float(patch[ring_order[ring_bounds[k]:ring_bounds[k + 1]]].mean())
+                  for k in range(OUTLINE_SECTORS)
+                  if ring_bounds[k + 1] > ring_bounds[k] and sides_bounds[k + 1] > sides_bounds[k]]
+    if not per_sector:
+        return 0.0
+    top = sorted(per_sector, reverse=True)[:OUTLINE_SECTORS // 2]
+    return float(np.mean(top))
+
+
 def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
                     hidden: np.ndarray | None = None) -> tuple[int, float, float]:
     """How many of ``OUTLINE_SECTORS`` sectors show the circle darker than its sides.

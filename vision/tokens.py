@@ -72,6 +72,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     _sectors_sorted,
     outline_response,
     outline_support,
+    shadow_side_contrast,
 )
 from .plate import fast_median
 
@@ -153,10 +154,12 @@ OUTLINE_FACED_MIN_SECTORS = 14
 FACED_MASK_RADII = 1.1
 #: An outline peak dark in at least this many of 16 sectors (half the circle:
 #: the shadow side of a pale face lit from one side) and at least
-#: ``OUTLINE_SUSPECT_MIN_CONTRAST_L`` strong, inside the well, is a suspect
-#: even when no outline counted (fresh scene 18088: a fifth, white token on
-#: white porcelain, outline z 100, 11 sectors, 4.8 L, dropped; four red
-#: blobs read as an outcome).
+#: ``OUTLINE_SUSPECT_MIN_CONTRAST_L`` strong over the whole circle or over its
+#: darker half (:func:`vision.outline.shadow_side_contrast`), inside the
+#: well, is a suspect even when no outline counted (fresh scene 18088: a
+#: fifth, white token on white porcelain, outline z 100, 11 sectors, 4.8 L,
+#: dropped; four red blobs read as an outcome; fresh scene 28115 at 640x480:
+#: an ivory face on celadon, 10 sectors, 2.4 L over the whole circle).
 OUTLINE_SHADOW_SUSPECT_MIN_SECTORS = 8
 #: Once a frame's pale faces are counted by their outlines, a dark arc that
 #: fails the outline rule but is at least this share of the faintest counted
@@ -983,8 +986,10 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # (an uneven circle reaching the well's edge is not a suspect on
             # its own: the plate's own edge, a pixel off the ring model, draws
             # such an arc there; it may still be one of the arcs below)
-            if (n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
-                    and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px):
+            if (n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS
+                    and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+                    and (contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
+                         or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)):
                 uneven.append((float(x), float(y), contrast))
             elif contrast >= rule.min_contrast_l or (n_sectors >= rule.min_sectors
                                                      and evenness >= rule.min_evenness):
