@@ -61,6 +61,13 @@ WHITE_NEUTRAL_MAX_A = 5.0
 #: A white face is not much darker than the plate (L* difference); black and
 #: grey faces are not white.
 WHITE_MIN_DELTA_L = -25.0
+#: A white face reflects most of the light: its own L* is at least this.  On a
+#: black glaze the plate is no lightness reference, and a patch of glaze a few
+#: L lighter than the ring model (fresh scene 30390: a disc-filter find of
+#: L* 19 beside three white faces of 76-83) is neutral and "not darker than
+#: the plate".  White faces measured L* >= 55 on the studio renders and >= 61
+#: on synthesized scenes 1000-1399; 40 leaves room for a darker exposure.
+WHITE_MIN_L = 40.0
 
 
 @dataclass(frozen=True)
@@ -185,10 +192,11 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     white_chroma = min(math.hypot(abs_a, abs_b), chroma)
     red_hue = RED_HUE_RANGE_DEG[0] <= hue_deg <= RED_HUE_RANGE_DEG[1]
     redder_than_orange = RED_HUE_RANGE_DEG[0] <= hue_deg < WHITE_WARM_MIN_HUE_DEG
-    whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L
+    face_l = float(np.median(face[:, 0]))
+    whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L and face_l >= WHITE_MIN_L
     # a* per unit of L*: a chromaticity, about the same for a face whatever
     # the exposure (a dark or washed-out red keeps it; a white never has it)
-    a_per_l = abs_a / max(float(np.median(face[:, 0])), 1.0)
+    a_per_l = abs_a / max(face_l, 1.0)
     if (delta_a >= rule.red_min_delta_a and chroma >= rule.red_min_chroma and abs_a >= rule.red_min_abs_a
             and red_hue):
         face_name, margin = "red", min(delta_a - rule.red_min_delta_a, abs_a - rule.red_min_abs_a)
