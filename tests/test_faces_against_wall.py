@@ -95,11 +95,16 @@ def test_the_wall_is_searched_only_when_four_could_be_read(monkeypatch):
     assert calls == [1]
 
 
-def test_away_from_the_arc_the_main_search_finds_it_first():
-    # without the arc the ordinary suspect search sees the face, and the
-    # wall rule does not report it twice
+def test_away_from_the_arc_the_main_search_finds_it_first(monkeypatch):
+    # without the arc the ordinary suspect search sees the face; with a
+    # suspect already found no outcome is possible, so the wall is not
+    # searched at all (and cannot report the face twice)
+    calls = []
+    real = tokens.faces_against_wall
+    monkeypatch.setattr(tokens, "faces_against_wall", lambda *a, **k: calls.append(1) or real(*a, **k))
     found = find_tokens(scene_view(0.68, arc=False))
     assert len(found.suspects) == 1 and _dist(*found.suspects[0][:2]) == pytest.approx(0.68, abs=0.03)
+    assert calls == []
 
 
 def test_the_arc_alone_is_not_a_face():
@@ -134,8 +139,11 @@ def test_empty_plate_and_tiny_radius_give_nothing():
 
 @pytest.mark.parametrize("args, word", [
     (dict(residual=np.zeros((S, S), np.float32)), "residual"),
-    (dict(radius_px=np.zeros((S - 1, S), np.float32)), "residual"),
+    (dict(radius_px=np.zeros((S - 1, S), np.float32)), "radius_px"),
     (dict(plate_radius_px=0.0), "plate_radius_px"),
+    (dict(token_r=float("nan")), "token_r"),
+    (dict(token_r=-3.0), "token_r"),
+    (dict(min_contrast_lab=-1.0), "min_contrast_lab"),
 ])
 def test_bad_input(args, word):
     view = view_with(np.zeros((S, S), np.uint8))
@@ -155,3 +163,18 @@ def test_scene_16054_is_not_read_as_four(monkeypatch):
     # the rule is what stops it: without it, the wrong outcome of four
     monkeypatch.setattr(tokens, "faces_against_wall", lambda *a, **k: [])
     assert read_frame(scene.image).verdict == "outcome"
+
+
+def test_opening_cuts_a_thin_band_off_a_face():
+    # a pale face with a band two pixels wide running from it: measured whole
+    # it is not one face's region; opened by a disc wider than the band, it is
+    res = np.zeros((S, S, 3), np.float32)
+    cv2.circle(res, (100, 100), 14, (0.0, 5.0, 0.0), thickness=cv2.FILLED)
+    cv2.line(res, (100, 100), (150, 150), (0.0, 5.0, 0.0), thickness=2)
+    area, *_ = tokens.faint_extent(res, 100.0, 100.0, 14.0)
+    opened, ratio, *_ = tokens.faint_extent(res, 100.0, 100.0, 14.0, open_px=3)
+    disc = math.pi * 14 ** 2
+    assert area > opened
+    assert opened == pytest.approx(disc, rel=0.1) and ratio > 0.9
+    with pytest.raises(ValueError, match="open_px"):
+        tokens.faint_extent(res, 100.0, 100.0, 14.0, open_px=-1)

@@ -55,6 +55,15 @@ def test_whole_circle_is_the_same_either_way():
     assert shadow_side_contrast(img, S // 2, S // 2, RADIUS) == pytest.approx(whole, rel=0.1)
 
 
+@pytest.mark.parametrize("image, radius, word", [
+    (np.zeros((S, S, 3), np.float32), RADIUS, "lightness"),
+    (np.zeros((S, S), np.float32), 2.0, "radius_px"),
+])
+def test_bad_input(image, radius, word):
+    with pytest.raises(ValueError, match=word):
+        shadow_side_contrast(image, S // 2, S // 2, radius)
+
+
 def test_flat_image_and_canvas_edge_give_nothing():
     flat = np.full((S, S), 70.0, np.float32)
     assert shadow_side_contrast(flat, S // 2, S // 2, RADIUS) == 0.0
@@ -66,6 +75,7 @@ def test_scene_28115_is_not_read_as_four(monkeypatch):
     assert scene.label["kind"] == "five_tokens"
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
+    assert "more disc-like evidence" in got.reason
     # the rule is what stops it: without it, the wrong outcome of four
     monkeypatch.setattr(tokens, "shadow_side_contrast", lambda *a, **k: 0.0)
     assert read_frame(scene.image).verdict == "outcome"

@@ -326,13 +326,23 @@ def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float
     x, y : int
         Centre, canonical pixels.
     radius_px : float
+        Circle radius, canonical pixels (> 2).
 
     Returns
     -------
     float
         Mean of the ``OUTLINE_SECTORS // 2`` largest sector contrasts (sides
         minus ring), L units; 0 when the window leaves the canvas.
+
+    Raises
+    ------
+    ValueError
+        ``lightness`` not 2-D, or ``radius_px`` not above 2.
     """
+    if np.ndim(lightness) != 2:
+        raise ValueError(f"lightness: expected a 2-D array, got shape {np.shape(lightness)}")
+    if not radius_px > 2:
+        raise ValueError(f"radius_px: expected > 2, got {radius_px}")
     half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
     s = lightness.shape[0]
     if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:

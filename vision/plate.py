@@ -13,6 +13,7 @@ Colour space: frames are BGR uint8; Lab is OpenCV's 8-bit Lab (L, a, b in
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, field
 
 import cv2
@@ -133,8 +134,10 @@ class PlateFit:
     def __post_init__(self) -> None:
         if not 0.0 <= self.fill <= 1.0 + 1e-6:
             raise ValueError(f"fill: expected [0, 1], got {self.fill}")
-        if not (len(self.frame_size) == 2 and all(isinstance(v, int) and v > 0 for v in self.frame_size)):
-            raise ValueError(f"frame_size: expected (width, height) as ints > 0, got {self.frame_size}")
+        size = self.frame_size
+        if not (isinstance(size, tuple) and len(size) == 2
+                and all(isinstance(v, numbers.Integral) and v > 0 for v in size)):
+            raise ValueError(f"frame_size: expected (width, height) as ints > 0, got {size!r}")
 
     @property
     def found(self) -> bool:

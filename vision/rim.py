@@ -148,8 +148,10 @@ def rim_crossings(view: CanonicalView, token_radius_px: float,
 
 
 def _wrapped(a: np.ndarray, half: int) -> np.ndarray:
-    """``a`` (rows, angles, ...) with ``half`` columns of the far end put on
-    either side: the angles go round the circle."""
+    """``a`` (rows, angles, ...) with ``half`` (>= 1) columns of the far end put
+    on either side: the angles go round the circle."""
+    if half < 1:
+        raise ValueError(f"half: expected >= 1, got {half}")
     return np.concatenate([a[:, -half:], a, a[:, :half]], axis=1)
 
 

@@ -276,7 +276,7 @@ class Canvas:
         w = hi[2, 0] * xs + hi[2, 1] * ys + hi[2, 2]
         # a pixel whose ray runs along the plane (a face seen edge-on) has
         # w = 0: it meets the plane nowhere, its s, q (and point) are NaN, and
-        # it lies outside every shape painted there (see blend)
+        # blend paints nothing there
         with np.errstate(divide="ignore"):
             np.reciprocal(w, out=w)
         w[~np.isfinite(w)] = np.nan
@@ -294,11 +294,14 @@ class Canvas:
         x0, y0, x1, y1 = roi
         sub = self.image[y0:y1, x0:x1]
         a = alpha[..., None]
-        sub *= 1.0 - a
         if np.ndim(colour) == 3:
-            # uncovered pixels keep their colour even where ``colour`` is not
-            # finite (a plane seen edge-on, see plane_points)
-            colour = np.where(a > 0, colour, np.float32(0))
+            # where ``colour`` is not finite (a plane seen edge-on, see
+            # plane_points) nothing is painted, whatever the coverage
+            ok = np.isfinite(colour).all(axis=-1, keepdims=True)
+            if not ok.all():
+                a = np.where(ok, a, np.float32(0))
+                colour = np.where(ok, colour, np.float32(0))
+        sub *= 1.0 - a
         sub += a * colour
 
     def darken(self, roi, alpha: np.ndarray, strength: float) -> None:

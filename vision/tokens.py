@@ -639,9 +639,19 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float, ope
 
     The residual within 2.2 radii is projected on the colour direction of the
     face's mean residual; pixels above half the face's value, connected to
-    the centre, form the region.  With ``open_px`` > 0 the pixels above half
-    are first opened (``cv2.MORPH_OPEN``) with a disc of that radius, pixels:
-    a band narrower than the disc that touches the face is cut off it.
+    the centre, form the region.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+    x, y : float
+        Centre, canonical pixels.
+    radius_px : float
+        Face radius, canonical pixels.
+    open_px : int
+        When > 0, the pixels above half are first opened (``cv2.MORPH_OPEN``)
+        with a disc of this radius, pixels: a band narrower than the disc that
+        touches the face is cut off it.  0: no opening.
 
     Returns
     -------
@@ -660,6 +670,8 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float, ope
     major_angle_rad : float
         Direction of the major axis.
     """
+    if not (isinstance(open_px, (int, np.integer)) and open_px >= 0):
+        raise ValueError(f"open_px: expected an int >= 0, got {open_px!r}")
     s = residual.shape[0]
     half = int(math.ceil(2.2 * radius_px))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
@@ -773,8 +785,8 @@ def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, co
     return float(np.linalg.norm(core)) >= min_share * contrast
 
 
-def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float) -> bool:
-    area, ratio, *_ = faint_extent(residual, x, y, radius_px)
+def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float, open_px: int = 0) -> bool:
+    area, ratio, *_ = faint_extent(residual, x, y, radius_px, open_px)
     rel = area / (math.pi * radius_px ** 2)
     return SUSPECT_AREA_RANGE[0] <= rel <= SUSPECT_AREA_RANGE[1] and ratio >= SUSPECT_MIN_AXIS_RATIO
 
@@ -1473,8 +1485,9 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
     plate_radius_px, token_r : float
         Plate and face radius, canonical pixels.
     keep_out : list of (x, y)
-        Candidates and suspects already found (canonical pixels): a find
-        within ``SUSPECT_EXCLUSION_RADII`` face radii of one is that one.
+        Candidates already found (canonical pixels; the reader runs this only
+        when there is no suspect yet): a find within
+        ``SUSPECT_EXCLUSION_RADII`` face radii of one is that one.
     min_contrast_lab : float
         Least disc contrast, Lab units (the search's suspect floor).
 
@@ -1483,11 +1496,16 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
     list of (x, y, contrast)
         Canonical pixels and Lab units; empty when there is none.
     """
-    if residual.ndim != 3 or residual.shape[2] != 3 or residual.shape[:2] != np.shape(radius_px):
-        raise ValueError(f"residual: expected (S, S, 3) matching radius_px {np.shape(radius_px)}, "
-                         f"got {residual.shape}")
+    if residual.ndim != 3 or residual.shape[2] != 3 or residual.shape[0] != residual.shape[1]:
+        raise ValueError(f"residual: expected a square (S, S, 3) array, got shape {residual.shape}")
+    if np.shape(radius_px) != residual.shape[:2]:
+        raise ValueError(f"radius_px: expected shape {residual.shape[:2]}, got {np.shape(radius_px)}")
     if not plate_radius_px > 0:
         raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
+    if not (math.isfinite(token_r) and token_r >= 0):
+        raise ValueError(f"token_r: expected a finite value >= 0, got {token_r}")
+    if not (math.isfinite(min_contrast_lab) and min_contrast_lab >= 0):
+        raise ValueError(f"min_contrast_lab: expected a finite value >= 0, got {min_contrast_lab}")
     if token_r <= 1:
         return []
     wall_px = WALL_FROM_RADIUS_FRAC * plate_radius_px
@@ -1498,7 +1516,6 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
     well = residual.copy()
     well[wall] = 0.0
     resp = disc_response(well, token_r)
-    face_area = math.pi * token_r ** 2
     open_px = max(1, int(round(WALL_FACE_OPEN_RADII * token_r)))
     out: list[tuple[float, float, float]] = []
     for x, y in _peaks(resp, area, min_contrast_lab, 1.5 * token_r):
@@ -1509,8 +1526,6 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
             continue
         if not _face_differs(well, float(x), float(y), token_r, contrast):
             continue
-        region_area, ratio, *_ = faint_extent(well, float(x), float(y), token_r, open_px=open_px)
-        if (SUSPECT_AREA_RANGE[0] <= region_area / face_area <= SUSPECT_AREA_RANGE[1]
-                and ratio >= SUSPECT_MIN_AXIS_RATIO):
+        if _token_like(well, float(x), float(y), token_r, open_px):
             out.append((float(x), float(y), float(contrast)))
     return out
