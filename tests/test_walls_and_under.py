@@ -24,6 +24,7 @@ import math
 import numpy as np
 import pytest
 
+from vision import tokens
 from vision.io import load_image
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -89,7 +90,7 @@ def test_too_large_to_be_a_wall():
     assert not is_wall(residual(m, (-25.0, 0.0, 0.0)), blob(m, 0.45))
 
 
-@pytest.mark.parametrize("seed", [1022, 1040, 1052, 1103])
+@pytest.mark.parametrize("seed", [1022, 1040, 1052])
 def test_white_tokens_with_dark_walls_are_read(seed):
     """Four separated tokens; the white ones show their dark side wall as a
     crescent, which used to be taken for a face partly hidden (rearrange) or
@@ -98,6 +99,21 @@ def test_white_tokens_with_dark_walls_are_read(seed):
     reading = read_frame(scene.image)
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == scene.label["red"]
+
+
+def test_a_wall_arc_beyond_two_radii_is_a_suspect(monkeypatch):
+    """Scene 1103 (camera tilted 30 degrees) was read here too until outlines
+    were judged on their darker half (fresh scene 28115): one white face's
+    wall arc lies 2.1 face radii from its centre, just beyond the distance at
+    which an arc is taken for that face's own, and it is dark on half its
+    circle.  A known cost of that rule (the reader abstains): shown here so
+    a change to it is seen."""
+    scene = render_scene(1103, "outcome")
+    reading = read_frame(scene.image)
+    assert reading.verdict == "uncertain" and "more disc-like evidence" in reading.reason, reading.reason
+    monkeypatch.setattr(tokens, "shadow_side_contrast", lambda *a, **k: 0.0)
+    reading = read_frame(scene.image)
+    assert (reading.verdict, reading.red) == ("outcome", scene.label["red"]), reading.reason
 
 
 def test_studio_white_partly_under_red_is_a_rearrange(samples_studio_dir):
