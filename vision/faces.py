@@ -128,6 +128,10 @@ class FaceReading:
     margin : float
         Distance of ``delta_a`` from the nearer threshold, Lab units; negative
         inside the undecided band.
+    a_star : float
+        Median a* of the face itself, Lab units.
+    plate_a_star : float
+        Median a* of the plate model under the face (not clipped at 0), Lab units.
     """
 
     face: str
@@ -136,6 +140,8 @@ class FaceReading:
     delta_l: float
     chroma: float
     margin: float
+    a_star: float = 0.0
+    plate_a_star: float = 0.0
 
     def __post_init__(self) -> None:
         if self.face not in ("red", "white", "unknown"):
@@ -177,6 +183,7 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     if face.shape[0] < 3:
         return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
     plate_ref = np.median(plate, axis=0)
+    plate_a = float(plate_ref[1])
     # The plate is the white reference, but only as far as neutral: a green or
     # blue glaze (negative a*) would make every white face look reddish.
     plate_ref[1] = max(float(plate_ref[1]), 0.0)
@@ -215,4 +222,42 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     else:
         face_name = "unknown"
         margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
-    return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin)
+    return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin,
+                       a_star=abs_a, plate_a_star=plate_a)
+
+
+#: White faces in one frame (one light, one exposure) are alike: when their a*
+#: differs by more than this, both as measured and relative to the plate
+#: beside each (Lab units), a washed-out red may be among them.  True white
+#: faces of synthesized scenes 1000-1399 differed by at most 12 as measured (a
+#: cream plate whose own a* varied 8-15 under them) and 13.6 relative to the
+#: plate (a gold plate varying -2 to -13 under steady whites), but never by
+#: more than 6.9 both ways; three pinkish reds washed out by a stop of
+#: over-exposure under 3260 K light beside one white (fresh scene 33638,
+#: read as four whites) differed by 17 both ways.
+WHITE_MAX_SPREAD_A = 10.0
+
+
+def whites_alike(readings: list[FaceReading]) -> tuple[bool, float]:
+    """Whether the faces read white in one frame are alike in a*.
+
+    Parameters
+    ----------
+    readings : list of FaceReading
+        The frame's flat faces.
+
+    Returns
+    -------
+    alike : bool
+        False when at least two faces read white and their a* spreads by more
+        than ``WHITE_MAX_SPREAD_A`` both as measured and relative to the plate.
+    spread : float
+        The smaller of the two spreads, Lab units (0 with fewer than two whites).
+    """
+    whites = [f for f in readings if f.face == "white"]
+    if len(whites) < 2:
+        return True, 0.0
+    own = [f.a_star for f in whites]
+    rel = [f.a_star - f.plate_a_star for f in whites]
+    spread = min(max(own) - min(own), max(rel) - min(rel))
+    return spread <= WHITE_MAX_SPREAD_A, float(spread)

@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .canonical import CanonicalView, make_canonical_view
-from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face
+from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face, whites_alike
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .rim import rim_crossings
@@ -322,6 +322,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "
                 f"(a* margin {min(f.delta_a for f in undecided):.1f})", cands, faces, 0.5)
     margins = [f for f in faces if f is not None]
+    alike, spread = whites_alike(margins)
+    if not alike:
+        return ("uncertain", f"the white faces differ in colour (a* spread {spread:.1f}): a washed-out red "
+                f"may be among them, check by hand", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 
