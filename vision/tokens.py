@@ -88,6 +88,12 @@ SUSPECT_SEARCH_RADIUS_FRAC = 0.92
 SUSPECT_EXCLUSION_RADII = 2.0
 #: ... or is weaker than this share of the weakest kept faint face ...
 SUSPECT_REL_CONTRAST = 0.5
+#: On a frame where no face is a clear blob (every face counted is faint: white
+#: faces on a pale plate), a fifth face can be fainter still: there the two
+#: floors above are these (fresh scene 37868: five white faces on an
+#: over-exposed celadon plate, the four counted 5-11 Lab, the fifth 2.3).
+SUSPECT_MIN_CONTRAST_ALL_FAINT = 2.0
+SUSPECT_REL_CONTRAST_ALL_FAINT = 0.4
 #: ... or its region is not token-like: area (face areas) and axis ratio.
 SUSPECT_AREA_RANGE = (0.4, 1.6)
 SUSPECT_MIN_AXIS_RATIO = 0.5
@@ -1337,6 +1343,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # shaded or glossy plate
     # can leak into the plate around it, and unexplained disc evidence must
     # stop an outcome rather than be explained away.
+    # no clear face (no blob candidate): every face is faint, a fifth may be fainter
+    all_faint = not any(c.found_by == "blob" for c in cands)
+    suspect_min = SUSPECT_MIN_CONTRAST_ALL_FAINT if all_faint else SUSPECT_MIN_CONTRAST
+    suspect_rel = SUSPECT_REL_CONTRAST_ALL_FAINT if all_faint else SUSPECT_REL_CONTRAST
     round_suspects: set[tuple[float, float]] = set()
     edge_suspects: set[tuple[float, float]] = set()
 
@@ -1346,13 +1356,13 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                          found_by="disc_filter")
 
     def note_suspect(x: int, y: int, n_sectors: int, contrast: float) -> None:
-        if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= SUSPECT_MIN_CONTRAST:
+        if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= suspect_min:
             suspects.append((float(x), float(y), contrast))
             edge_suspects.add((float(x), float(y)))
             if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
                 round_suspects.add((float(x), float(y)))
 
-    for x, y in _peaks(resp, search, min(min_resp, SUSPECT_MIN_CONTRAST), 1.5 * token_r):
+    for x, y in _peaks(resp, search, min(min_resp, suspect_min), 1.5 * token_r):
         near = [b for b in blobs if math.hypot(x - b.x, y - b.y) < FAINT_MIN_BLOB_DIST_RADII * token_r]
         if near:
             # A blob's own shadow or wall; or a face partly under it, which
@@ -1430,7 +1440,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # one much weaker than every kept faint face is plate texture.
     # (the faint finds dropped as shading still set the floor, as before they were dropped)
     faint = [c.contrast for c in cands + shading if c.kind == "faint"]
-    floor = max(SUSPECT_MIN_CONTRAST, SUSPECT_REL_CONTRAST * min(faint)) if faint else SUSPECT_MIN_CONTRAST
+    floor = max(suspect_min, suspect_rel * min(faint)) if faint else suspect_min
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))
