@@ -45,6 +45,16 @@ def _wall_arc(angle_deg: float, half_width_deg: float = 50.0) -> np.ndarray:
     return (radius >= WALL_FROM_RADIUS_FRAC * R) & (radius < 0.84 * R) & (np.abs(off) < half_width_deg)
 
 
+@pytest.fixture(autouse=True)
+def _usual_suspect_floors(monkeypatch):
+    """The constructed views have no clear blob, so the lower floors of an
+    all-faint frame would let the ordinary search see the faint face too:
+    the usual floors here, to show the wall search alone (16054, with its
+    red blob, has them anyway)."""
+    monkeypatch.setattr(tokens, "SUSPECT_MIN_CONTRAST_ALL_FAINT", tokens.SUSPECT_MIN_CONTRAST)
+    monkeypatch.setattr(tokens, "SUSPECT_REL_CONTRAST_ALL_FAINT", tokens.SUSPECT_REL_CONTRAST)
+
+
 #: Four clear pale faces inside the well: the wall is searched only when the
 #: frame could otherwise be read as an outcome (four candidates, no suspect).
 FOUR = INNER + ((0.0, 0.0),)
