@@ -343,20 +343,52 @@ def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float
         raise ValueError(f"lightness: expected a 2-D array, got shape {np.shape(lightness)}")
     if not radius_px > 2:
         raise ValueError(f"radius_px: expected > 2, got {radius_px}")
-    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
-    s = lightness.shape[0]
-    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+    window = _outline_window(lightness, x, y, radius_px)
+    if window is None:
         return 0.0
-    _, _, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
-    patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
-    per_sector = [float(patch[sides_order[sides_bounds[k]:sides_bounds[k + 1]]].mean())
-                  - float(patch[ring_order[ring_bounds[k]:ring_bounds[k + 1]]].mean())
-                  for k in range(OUTLINE_SECTORS)
-                  if ring_bounds[k + 1] > ring_bounds[k] and sides_bounds[k + 1] > sides_bounds[k]]
+    per_sector, _ = _sector_contrasts(window[0], radius_px, None)
     if not per_sector:
         return 0.0
     top = sorted(per_sector, reverse=True)[:OUTLINE_SECTORS // 2]
     return float(np.mean(top))
+
+
+def _outline_window(lightness: np.ndarray, x: int, y: int, radius_px: float
+                    ) -> tuple[np.ndarray, int] | None:
+    """The lightness around (x, y) that the outline tests read, raveled
+    (float32, ((2 half + 1) ** 2,)), and its half-size; None when that window
+    leaves the canvas."""
+    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
+    s = lightness.shape[0]
+    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+        return None
+    return lightness[y - half:y + half + 1, x - half:x + half + 1].ravel(), half
+
+
+def _sector_contrasts(patch: np.ndarray, radius_px: float, seen: np.ndarray | None
+                      ) -> tuple[list[float], int]:
+    """Sides minus ring mean (L units) of each of ``OUTLINE_SECTORS`` sectors of
+    a window from :func:`_outline_window`, for the sectors measured, and how
+    many sectors were not measured (less than ``OUTLINE_MIN_VISIBLE_SHARE`` of
+    their ring or sides in ``seen``, bool like ``patch``; None: all seen)."""
+    _, _, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
+    # Each sector's pixels as one contiguous 1-D array, the same values in the
+    # same order as the boolean-mask selection: the same means, bit for bit.
+    per_sector, unmeasured = [], 0
+    for k in range(OUTLINE_SECTORS):
+        ring_k = ring_order[ring_bounds[k]:ring_bounds[k + 1]]
+        sides_k = sides_order[sides_bounds[k]:sides_bounds[k + 1]]
+        if ring_k.size == 0 or sides_k.size == 0:
+            continue
+        if seen is not None:
+            ring_seen, sides_seen = ring_k[seen[ring_k]], sides_k[seen[sides_k]]
+            if (ring_seen.size < OUTLINE_MIN_VISIBLE_SHARE * ring_k.size
+                    or sides_seen.size < OUTLINE_MIN_VISIBLE_SHARE * sides_k.size):
+                unmeasured += 1
+                continue
+            ring_k, sides_k = ring_seen, sides_seen
+        per_sector.append(float(patch[sides_k].mean()) - float(patch[ring_k].mean()))
+    return per_sector, unmeasured
 
 
 def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
@@ -395,12 +427,11 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
     if hidden is not None and (hidden.shape != lightness.shape or hidden.dtype != bool):
         raise ValueError(f"hidden: expected a bool array of shape {lightness.shape}, got {hidden.dtype} "
                          f"{hidden.shape}")
-    half = int(math.ceil(OUTLINE_SIDES_FRAC[1] * radius_px + 1))  # as _outline_masks
-    s = lightness.shape[0]
-    if x - half < 0 or y - half < 0 or x + half + 1 > s or y + half + 1 > s:
+    window = _outline_window(lightness, x, y, radius_px)
+    if window is None:
         return 0, 0.0, 0.0
-    ring_idx, sides_idx, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
-    patch = lightness[y - half:y + half + 1, x - half:x + half + 1].ravel()
+    patch, half = window
+    ring_idx, sides_idx = _outline_sector_order(radius_px)[:2]
     seen = None
     if hidden is not None:
         seen = ~hidden[y - half:y + half + 1, x - half:x + half + 1].ravel()
@@ -411,22 +442,7 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
         if ring_idx.size == 0 or sides_idx.size == 0:
             return 0, 0.0, 0.0
     contrast = float(patch[sides_idx].mean() - patch[ring_idx].mean())
-    # Each sector's pixels as one contiguous 1-D array, the same values in the
-    # same order as the boolean-mask selection: the same means, bit for bit.
-    per_sector, unmeasured = [], 0
-    for k in range(OUTLINE_SECTORS):
-        ring_k = ring_order[ring_bounds[k]:ring_bounds[k + 1]]
-        sides_k = sides_order[sides_bounds[k]:sides_bounds[k + 1]]
-        if ring_k.size == 0 or sides_k.size == 0:
-            continue
-        if seen is not None:
-            ring_seen, sides_seen = ring_k[seen[ring_k]], sides_k[seen[sides_k]]
-            if (ring_seen.size < OUTLINE_MIN_VISIBLE_SHARE * ring_k.size
-                    or sides_seen.size < OUTLINE_MIN_VISIBLE_SHARE * sides_k.size):
-                unmeasured += 1
-                continue
-            ring_k, sides_k = ring_seen, sides_seen
-        per_sector.append(float(patch[sides_k].mean()) - float(patch[ring_k].mean()))
+    per_sector, unmeasured = _sector_contrasts(patch, radius_px, seen)
     if not per_sector:
         return 0, contrast, 0.0
     d = np.asarray(per_sector)
