@@ -171,6 +171,16 @@ OUTLINE_SHADOW_SUSPECT_MIN_SECTORS = 8
 #: fails the outline rule but is at least this share of the faintest counted
 #: outline's contrast is reported as a suspect (a pale face lit from one side).
 OUTLINE_REL_ARC_CONTRAST = 0.5
+#: A whole circle (the rule's sectors and evenness) that fails the outline
+#: rule on contrast alone is a suspect even when no outline counted, when it
+#: stands at least this many times the rule's ``min_z`` above the plate's
+#: noise and is at least ``FAINT_CIRCLE_MIN_CONTRAST_SHARE`` of the rule's
+#: ``min_contrast_l`` dark: a pale face on a smooth plate whose outline is
+#: clear but faint (fresh scene 42635: a fifth, white token on overexposed
+#: white porcelain, outline z 17, 16 sectors, 1.2 L; four red blobs read as
+#: an outcome).
+FAINT_CIRCLE_MIN_Z_FACTOR = 2.0
+FAINT_CIRCLE_MIN_CONTRAST_SHARE = 0.5
 #: A blob smaller than this many face areas is a speck (glare, a chip in the
 #: glaze), not a token; a dark one at least this large stops an outcome.
 SPECK_MAX_AREA = 0.12
@@ -1008,6 +1018,12 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                     and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
                     and (contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
                          or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)):
+                uneven.append((float(x), float(y), contrast))
+            elif n_sectors >= rule.min_sectors and evenness >= rule.min_evenness and (
+                    best_z[y, x] >= FAINT_CIRCLE_MIN_Z_FACTOR * rule.min_z
+                    and contrast >= FAINT_CIRCLE_MIN_CONTRAST_SHARE * rule.min_contrast_l):
+                # a whole circle, as even as a face's and clear of the plate's
+                # noise, only too faint: a suspect on its own
                 uneven.append((float(x), float(y), contrast))
             elif contrast >= rule.min_contrast_l or (n_sectors >= rule.min_sectors
                                                      and evenness >= rule.min_evenness):
