@@ -50,7 +50,10 @@ def _usual_suspect_floors(monkeypatch):
     """The constructed views have no clear blob, so the lower floors of an
     all-faint frame would let the ordinary search see the faint face too:
     the usual floors here, to show the wall search alone (16054, with its
-    red blob, has them anyway)."""
+    red blob, has them anyway).  The faint-circle outline rule is off for the
+    same reason: the constructed faint face's outline is a whole, noise-free
+    circle, which that rule reports first (see test_faint_circle.py)."""
+    monkeypatch.setattr(tokens, "FAINT_CIRCLE_MIN_Z_FACTOR", math.inf)
     monkeypatch.setattr(tokens, "SUSPECT_MIN_CONTRAST_ALL_FAINT", tokens.SUSPECT_MIN_CONTRAST)
     monkeypatch.setattr(tokens, "SUSPECT_REL_CONTRAST_ALL_FAINT", tokens.SUSPECT_REL_CONTRAST)
 
@@ -188,3 +191,12 @@ def test_opening_cuts_a_thin_band_off_a_face():
     assert opened == pytest.approx(disc, rel=0.1) and ratio > 0.9
     with pytest.raises(ValueError, match="open_px"):
         tokens.faint_extent(res, 100.0, 100.0, 14.0, open_px=-1)
+
+
+def test_with_every_rule_on_the_face_is_still_a_suspect(monkeypatch):
+    # the fixture's floors and faint-circle setting undone: some rule reports it
+    monkeypatch.undo()
+    for face_dist in (0.66, 0.68, 0.70):
+        found = find_tokens(scene_view(face_dist, arc=True))
+        assert [c.kind for c in found.candidates] == ["faint"] * 4
+        assert any(_dist(x, y) == pytest.approx(face_dist, abs=0.5 * 0.11) for x, y, _ in found.suspects)

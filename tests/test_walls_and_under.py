@@ -101,19 +101,20 @@ def test_white_tokens_with_dark_walls_are_read(seed):
     assert reading.red == scene.label["red"]
 
 
-def test_a_wall_arc_beyond_two_radii_is_a_suspect(monkeypatch):
-    """Scene 1103 (camera tilted 30 degrees) was read here too until outlines
-    were judged on their darker half (fresh scene 28115): one white face's
-    wall arc lies 2.1 face radii from its centre, just beyond the distance at
-    which an arc is taken for that face's own, and it is dark on half its
-    circle.  A known cost of that rule (the reader abstains): shown here so
-    a change to it is seen."""
+def test_a_wall_arc_beyond_two_radii_is_read_with_its_face_hidden(monkeypatch):
+    """Scene 1103 (camera tilted 30 degrees): one white face's wall arc lies
+    2.1 face radii from its centre, just beyond the distance at which an arc
+    is taken for that face's own, and it is dark on half its circle.  Once
+    outlines were judged on their darker half (fresh scene 28115) it was a
+    suspect, a known cost; an uneven outline near a kept token is now
+    measured with that token hidden (test_shadow_of_kept.py), and the arc,
+    the face's own, goes."""
     scene = render_scene(1103, "outcome")
     reading = read_frame(scene.image)
-    assert reading.verdict == "uncertain" and "more disc-like evidence" in reading.reason, reading.reason
-    monkeypatch.setattr(tokens, "shadow_side_contrast", lambda *a, **k: 0.0)
-    reading = read_frame(scene.image)
     assert (reading.verdict, reading.red) == ("outcome", scene.label["red"]), reading.reason
+    monkeypatch.setattr(tokens, "KEPT_HIDE_RADII", 0.0)
+    reading = read_frame(scene.image)
+    assert reading.verdict == "uncertain" and "more disc-like evidence" in reading.reason, reading.reason
 
 
 def test_studio_white_partly_under_red_is_a_rearrange(samples_studio_dir):

@@ -374,6 +374,60 @@ def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: 
     return n, norm
 
 
+def contrast_clear_of(residual: np.ndarray, x: float, y: float, radius_px: float,
+                      others: list[tuple[float, float]], hide_px: float) -> tuple[float, float]:
+    """The disc filter's contrast at (x, y) on the pixels clear of other tokens.
+
+    Every pixel within ``hide_px`` of a point of ``others`` is left out of
+    both the face disc and the surround ring; the contrast is the norm of the
+    difference of the two means over what is left.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+    x, y : float
+        Centre, canonical pixels.
+    radius_px : float
+        Face radius, canonical pixels (> 0).
+    others : list of (float, float)
+        Centres of the tokens to leave out, canonical pixels (x, y).
+    hide_px : float
+        Radius left out around each, canonical pixels (>= 0).
+
+    Returns
+    -------
+    contrast : float
+        Lab units; 0 when the face or the ring is wholly hidden.
+    ring_share : float
+        Share of the ring's pixels still seen, in [0, 1].
+    """
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    if not hide_px >= 0:
+        raise ValueError(f"hide_px: expected >= 0, got {hide_px}")
+    s = residual.shape[0]
+    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    rho = np.hypot(cc - x, rr - y)
+    face = rho < DISC_FACE_FRAC * radius_px
+    ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
+    n_ring = int(ring.sum())
+    if n_ring == 0 or not face.any():
+        return 0.0, 0.0
+    seen = np.ones(rho.shape, bool)
+    for ox, oy in others:
+        seen &= np.hypot(cc - ox, rr - oy) >= hide_px
+    face &= seen
+    ring &= seen
+    share = float(ring.sum()) / n_ring
+    if not face.any() or not ring.any():
+        return 0.0, share
+    patch = residual[y0:y1, x0:x1]
+    return float(np.linalg.norm(patch[face].mean(axis=0) - patch[ring].mean(axis=0))), share
+
+
 _CROSS3 = cv2.getStructuringElement(cv2.MORPH_CROSS, (3, 3))
 
 #: Neighbourhood geometry of :func:`_peaks` by kernel size (see :func:`_peak_neighbourhood`).

@@ -312,7 +312,8 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     return out
 
 
-def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float) -> float:
+def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float,
+                         hidden: np.ndarray | None = None) -> float:
     """How much darker than its sides the darker half of a circle is.
 
     A pale face lit from one side shows its outline (side wall, shadow) on
@@ -327,6 +328,9 @@ def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float
         Centre, canonical pixels.
     radius_px : float
         Circle radius, canonical pixels (> 2).
+    hidden : ndarray, bool, (S, S), optional
+        As for :func:`outline_support`: sectors mostly hidden are not
+        measured (the half is then taken of the measured ones).
 
     Returns
     -------
@@ -343,10 +347,19 @@ def shadow_side_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float
         raise ValueError(f"lightness: expected a 2-D array, got shape {np.shape(lightness)}")
     if not radius_px > 2:
         raise ValueError(f"radius_px: expected > 2, got {radius_px}")
+    if hidden is not None and (hidden.shape != lightness.shape or hidden.dtype != bool):
+        raise ValueError(f"hidden: expected a bool array of shape {lightness.shape}, got {hidden.dtype} "
+                         f"{hidden.shape}")
     window = _outline_window(lightness, x, y, radius_px)
     if window is None:
         return 0.0
-    per_sector, _ = _sector_contrasts(window[0], radius_px, None)
+    seen = None
+    if hidden is not None:
+        half = window[1]
+        seen = ~hidden[y - half:y + half + 1, x - half:x + half + 1].ravel()
+        if seen.all():
+            seen = None
+    per_sector, _ = _sector_contrasts(window[0], radius_px, seen)
     if not per_sector:
         return 0.0
     top = sorted(per_sector, reverse=True)[:OUTLINE_SECTORS // 2]

@@ -50,6 +50,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     _sector_columns,
     _sector_window,
     _true_box,
+    contrast_clear_of,
     disc_response,
     sector_support,
 )
@@ -181,6 +182,28 @@ OUTLINE_REL_ARC_CONTRAST = 0.5
 #: an outcome).
 FAINT_CIRCLE_MIN_Z_FACTOR = 2.0
 FAINT_CIRCLE_MIN_CONTRAST_SHARE = 0.5
+#: An outline whose circle reaches past ``FAINT_SEARCH_RADIUS_FRAC`` of the
+#: plate radius reads the well's edge, where the glaze's shading draws arcs of
+#: its own (a pixel off the ring model, and on a steep camera stretched into
+#: streaks): there it counts as a face only when this many times the rule's
+#: ``min_contrast_l`` dark; fainter, it is a suspect (fresh scenes 43149 and
+#: 43907 at 640x480, cameras tilted 31-34 degrees over gold glaze: the wall's
+#: streaks passed as a pale face's outline of 1.5-1.6 L beside three tokens
+#: and the three were read as an outcome of four; true faces counted by their
+#: outline there measured 4.6-12 L on synthesized scenes 1000-1799 and
+#: 43000-43999).
+WALL_OUTLINE_CONTRAST_FACTOR = 2.0
+#: A disc-filter suspect whose ring reaches a kept token is measured again
+#: with every kept token left out to this many token radii (the filter's own
+#: surround, where a token's shadow and side wall lie): it stays a suspect
+#: when it keeps the floor's contrast there, or when less than
+#: ``KEPT_CLEAR_MIN_RING_SHARE`` of its ring is left to tell.  A fifth face
+#: differs from the plate all round; a token's shadow seen through another
+#: disc's ring does not (synthesized scenes 42151, 42450: the plate just
+#: beyond four faces' shadows, 2.2 radii out, 1.4-3.1 Lab, 0.5 once the
+#: faces were left out).
+KEPT_HIDE_RADII = 1.6
+KEPT_CLEAR_MIN_RING_SHARE = 0.5
 #: A blob smaller than this many face areas is a speck (glare, a chip in the
 #: glaze), not a token; a dark one at least this large stops an outcome.
 SPECK_MAX_AREA = 0.12
@@ -801,6 +824,40 @@ def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, co
     return float(np.linalg.norm(core)) >= min_share * contrast
 
 
+def _uneven_clear_of_kept(lightness: np.ndarray, hidden: np.ndarray, x: int, y: int, radius_px: float,
+                          token_r: float, kept: list[Candidate]) -> bool:
+    """Whether an uneven outline at (x, y) still passes the suspect rule with
+    the kept tokens near it hidden to ``KEPT_HIDE_RADII`` (their shadow and
+    side wall): True when no kept token is that near.  The light is one for
+    every token: the shadow of a fifth face lies on its own far side from
+    the light and stays seen; an arc that was a kept token's shadow goes."""
+    reach = KEPT_HIDE_RADII * token_r + radius_px * OUTLINE_SIDES_FRAC[1]
+    near = [k for k in kept if math.hypot(x - k.x, y - k.y) < reach]
+    if not near:
+        return True
+    more = hidden.copy()
+    for k in near:
+        cv2.circle(more.view(np.uint8), (int(round(k.x)), int(round(k.y))), int(round(KEPT_HIDE_RADII * token_r)),
+                   color=1, thickness=cv2.FILLED)
+    n_sectors, contrast, _ = outline_support(lightness, x, y, radius_px, more)
+    return n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and (
+        contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
+        or shadow_side_contrast(lightness, x, y, radius_px, more) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
+
+
+def _stands_clear(residual: np.ndarray, x: float, y: float, token_r: float, kept: list[Candidate],
+                  floor: float) -> bool:
+    """Whether a suspect at (x, y) keeps ``floor`` contrast with the kept
+    tokens near it left out (``KEPT_HIDE_RADII``); True when no kept token
+    reaches its ring, or too little of the ring is left to tell."""
+    reach = (DISC_SURROUND_FRAC[1] + KEPT_HIDE_RADII) * token_r
+    near = [(k.x, k.y) for k in kept if math.hypot(x - k.x, y - k.y) < reach]
+    if not near:
+        return True
+    contrast, share = contrast_clear_of(residual, x, y, token_r, near, KEPT_HIDE_RADII * token_r)
+    return share < KEPT_CLEAR_MIN_RING_SHARE or contrast >= floor
+
+
 def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float, open_px: int = 0) -> bool:
     area, ratio, *_ = faint_extent(residual, x, y, radius_px, open_px)
     rel = area / (math.pi * radius_px ** 2)
@@ -1010,6 +1067,11 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         if trace is not None:  # calibration: every outline peak examined, strongest first
             trace.append({"x": float(x), "y": float(y), "radius": float(radius), "z": float(best_z[y, x]),
                           "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
+        if (closed and view.radius_px[y, x] + token_r > FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+                and contrast < WALL_OUTLINE_CONTRAST_FACTOR * rule.min_contrast_l):
+            # by the well's edge, a faint circle may be the glaze's own arcs
+            uneven.append((float(x), float(y), contrast))
+            continue
         if not closed:
             # (an uneven circle reaching the well's edge is not a suspect on
             # its own: the plate's own edge, a pixel off the ring model, draws
@@ -1017,7 +1079,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             if (n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS
                     and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
                     and (contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
-                         or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)):
+                         or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
+                    and _uneven_clear_of_kept(lightness, hidden, x, y, radius, token_r, cands + found)):
                 uneven.append((float(x), float(y), contrast))
             elif n_sectors >= rule.min_sectors and evenness >= rule.min_evenness and (
                     best_z[y, x] >= FAINT_CIRCLE_MIN_Z_FACTOR * rule.min_z
@@ -1460,7 +1523,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))
-                and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))]
+                and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))
+                and _stands_clear(bare_residual, x, y, token_r, cands, floor)]
     suspects.extend(overlapping)
     suspects.extend(gaps)
     # 5. Pale faces against the well's wall, whose disc-filter peak the wall's
