@@ -70,6 +70,72 @@ WHITE_MIN_DELTA_L = -25.0
 WHITE_MIN_L = 40.0
 
 
+#: A token's face is one colour: the two halves of its core (the disc of
+#: ``FACE_SAMPLE_FRAC`` of its radius), split through the centre in any of
+#: ``FACE_SPLIT_DIRECTIONS`` directions, differ little next to how much the
+#: face differs from the plate.  A face whose halves differ by at least
+#: ``FACE_SPLIT_MIN_LAB`` and at least ``FACE_SPLIT_MIN_SHARE`` of its
+#: contrast is partly covered (a finger, a stick) or is no flat face (a token
+#: on edge beside its own shadow): fresh scenes 45806 (a white face half under
+#: a hand on a gold plate: halves 12.6 Lab apart, 0.95 of its contrast),
+#: 45481 (a token on edge and its shadow taken for a faint white face: 5.7,
+#: 0.72), both at 640x480, and 46243 (1280x720, glossy black lacquer: one
+#: white face split into two faint finds, each half face and half plate, 27
+#: Lab), all read as outcomes.  Of 932 faces in right outcomes (synthesized
+#: scenes 1000-1399 at 1280x720, 45000-45699 at 640x480, 49000-49299 at
+#: 1920x1080) none was caught: at most 6.5 Lab apart (a red blob, 0.14 of its
+#: contrast) and at most 0.55 of the contrast (a faint white, 2.8 Lab).
+FACE_SPLIT_MIN_LAB = 4.0
+FACE_SPLIT_MIN_SHARE = 0.6
+FACE_SPLIT_DIRECTIONS = 8
+
+
+def face_split(view: CanonicalView, x: float, y: float, radius_px: float) -> float:
+    """How far apart the colours of the two halves of a face's core are.
+
+    Parameters
+    ----------
+    view : CanonicalView
+    x, y : float
+        Face centre, canonical pixels.
+    radius_px : float
+        Face radius, canonical pixels (> 0); the core is the disc of
+        ``FACE_SAMPLE_FRAC`` of it.
+
+    Returns
+    -------
+    float
+        The largest Lab distance (Lab units) between the mean colours of the
+        core's two halves over ``FACE_SPLIT_DIRECTIONS`` splits through the
+        centre; 0 when the core has too few pixels (fewer than 4 per half).
+    """
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    s = view.canvas_px
+    r_in = max(1.0, FACE_SAMPLE_FRAC * radius_px)
+    x0, x1 = max(0, int(math.floor(x - r_in))), min(s, int(math.ceil(x + r_in)) + 1)
+    y0, y1 = max(0, int(math.floor(y - r_in))), min(s, int(math.ceil(y + r_in)) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return 0.0
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    dx, dy = cc - x, rr - y
+    sel = dx ** 2 + dy ** 2 <= r_in ** 2
+    lab = view.lab[y0:y1, x0:x1][sel].astype(np.float64)  # (N, 3)
+    angles = np.pi * np.arange(FACE_SPLIT_DIRECTIONS) / FACE_SPLIT_DIRECTIONS
+    # (N, D): which side of each split line a pixel lies on
+    side = (dx[sel][:, None] * np.cos(angles) + dy[sel][:, None] * np.sin(angles)) > 0
+    n_a = side.sum(axis=0)
+    n_b = side.shape[0] - n_a
+    ok = (n_a >= 4) & (n_b >= 4)
+    if not ok.any():
+        return 0.0
+    total = lab.sum(axis=0)  # (3,)
+    sum_a = side.T.astype(np.float64) @ lab  # (D, 3)
+    mean_a = sum_a[ok] / n_a[ok, None]
+    mean_b = (total - sum_a[ok]) / n_b[ok, None]
+    return float(np.linalg.norm(mean_a - mean_b, axis=1).max())
+
+
 @dataclass(frozen=True)
 class FaceRule:
     """Thresholds of the red/white decision (Lab units); a studio profile may

@@ -22,7 +22,8 @@ import cv2
 import numpy as np
 
 from .canonical import CanonicalView, make_canonical_view
-from .faces import DEFAULT_FACE_RULE, FaceReading, FaceRule, classify_face, whites_alike
+from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
+                    face_split, whites_alike)
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .rim import rim_crossings
@@ -317,6 +318,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         worst = min(c.axis_ratio for c in misshapen)
         return ("uncertain", f"{len(misshapen)} token(s) not clearly a flat face (axis ratio {worst:.2f}): "
                 f"check for a tilted or standing token", cands, faces, 0.5)
+    # A face is one colour; one whose halves differ is partly covered or not flat.
+    splits = [face_split(view, c.x, c.y, c.radius if c.kind == "disc" else r) for c in flat]
+    split = [d for c, d in zip(flat, splits) if d >= max(FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE * c.contrast)]
+    if split:
+        return ("uncertain", f"{len(split)} face(s) not one colour (halves {max(split):.1f} Lab units apart): "
+                f"partly covered or not lying flat, check by hand", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "
