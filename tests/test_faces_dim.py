@@ -44,9 +44,14 @@ def test_dim_red_is_red(face_bgr):
 
 
 def test_without_the_dim_rule_it_is_undecided(monkeypatch):
+    # the under-exposed dark red is also far darker than the plate and redder
+    # than it, so the dark-red rule (test_faces_dark_red.py) reads it too;
+    # without both it is undecided
     monkeypatch.setattr(faces, "RED_DIM_MIN_A_PER_L", np.inf)
     view, r = painted_face((25, 28, 75))
     c = view.canvas_px / 2
+    assert classify_face(view, c, c, r).face == "red"
+    monkeypatch.setattr(faces, "DARK_RED_MIN_DELTA_A", np.inf)
     assert classify_face(view, c, c, r).face == "unknown"
 
 

@@ -61,6 +61,16 @@ WHITE_NEUTRAL_MAX_A = 5.0
 #: A white face is not much darker than the plate (L* difference); black and
 #: grey faces are not white.
 WHITE_MIN_DELTA_L = -25.0
+#: A face at least ``-WHITE_MIN_DELTA_L`` darker than the plate is no white
+#: (no white face of 3,703 faces of synthesized scenes 1000-1799 at 1280x720
+#: and 45000-45999 at 640x480 was even 20 L darker); when its a* is also at
+#: least this much above the plate's and this much in absolute terms, with a
+#: red hue, it is a dark red dimmed by the exposure or by cool light (the
+#: dark-red style under 6000-7000 K measured a* 9-16 at L* 40-63, undecided
+#: before: 43 of 88 undecided red faces there).  A shadow on the plate keeps
+#: or lowers the glaze's a*; only a pigment makes a face darker and redder.
+DARK_RED_MIN_DELTA_A = 8.0
+DARK_RED_MIN_ABS_A = 8.0
 #: A white face reflects most of the light: its own L* is at least this.  On a
 #: black glaze the plate is no lightness reference, and a patch of glaze a few
 #: L lighter than the ring model (fresh scene 30390: a disc-filter find of
@@ -281,6 +291,12 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
         face_name, margin = "red", delta_a - rule.white_max_delta_a - RED_DIM_ABOVE_WHITE_A
         p_red = max(p_red, 1.0 / (1.0 + math.exp(-min((a_per_l - 0.5 * RED_DIM_MIN_A_PER_L)
                                                          / (0.125 * RED_DIM_MIN_A_PER_L), 50.0))))
+    elif (red_hue and delta_l <= WHITE_MIN_DELTA_L and delta_a >= DARK_RED_MIN_DELTA_A
+          and abs_a >= DARK_RED_MIN_ABS_A):
+        # much darker than the plate (so no white) and redder than it: a dark red
+        face_name = "red"
+        margin = min(delta_a - DARK_RED_MIN_DELTA_A, abs_a - DARK_RED_MIN_ABS_A, WHITE_MIN_DELTA_L - delta_l)
+        p_red = max(p_red, 1.0 / (1.0 + math.exp(-min(margin / 2.0, 50.0))))
     elif (delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a and whitish
           and (abs_a <= WHITE_NEUTRAL_MAX_A or not redder_than_orange)):
         face_name, margin = "white", min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a)
