@@ -327,7 +327,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "
-                f"(a* margin {min(f.delta_a for f in undecided):.1f})", cands, faces, 0.5)
+                f"(a* above the plate's {', '.join(f'{f.delta_a:.1f}' for f in undecided)})", cands, faces, 0.5)
     margins = [f for f in faces if f is not None]
     alike, spread = whites_alike(margins)
     if not alike:
