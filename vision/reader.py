@@ -290,7 +290,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # against the well's wall reaches into the rim band: a crossing there
     # beside a token found is that token.
     crossing = [k for k in rim_crossings(view, r, plate.frame_size)
-                if k.band == "cloth" or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
+                if k.band == "cloth"
+                or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)
@@ -326,8 +327,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"partly covered or not lying flat, check by hand", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
-        return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white "
-                f"(a* above the plate's {', '.join(f'{f.delta_a:.1f}' for f in undecided)})", cands, faces, 0.5)
+        each = "; ".join(f"a* {f.delta_a:+.1f} and L* {f.delta_l:+.1f} from the plate, chroma {f.chroma:.1f}"
+                         for f in undecided)
+        return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white ({each})", cands, faces, 0.5)
     margins = [f for f in faces if f is not None]
     alike, spread = whites_alike(margins)
     if not alike:
