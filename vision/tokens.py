@@ -1113,7 +1113,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     return found, shadows
 
 
-def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float) -> Candidate:
+def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float,
+                      partial: bool = True) -> Candidate:
     """The axis ratio of a blob disc's whole face, when its blob is a lopsided
     part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``); a blob bar (``upright``)
     whose region is one round face was that face's lit or shaded edge and
@@ -1129,17 +1130,22 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
         taken out to ``FACED_MASK_RADII`` before measuring.
     token_r : float
         Token radius, canonical pixels.
+    partial : bool
+        Whether a ``partial`` blob (part of a face: the lit side of a pale
+        face above the blob threshold) is judged too; it then becomes the
+        face around it like a bar.
 
     Returns
     -------
     Candidate
         A copy of ``cand`` with the whole face's ``axis_ratio`` (and for a
-        bar, its kind, centre, radius and area) when it is one round face,
-        else ``cand`` itself.
+        bar or a part, its kind, centre, radius and area) when it is one round
+        face, else ``cand`` itself.
     """
     face_area = math.pi * token_r ** 2
-    if not (cand.kind in ("disc", "upright") and cand.found_by == "blob"
-            and cand.axis_ratio < FLAT_FACE_MIN_AXIS_RATIO and cand.area_px <= WHOLE_FACE_MAX_BLOB_AREA * face_area):
+    if not (cand.found_by == "blob" and cand.area_px <= WHOLE_FACE_MAX_BLOB_AREA * face_area
+            and ((partial and cand.kind == "partial")
+                 or (cand.kind in ("disc", "upright") and cand.axis_ratio < FLAT_FACE_MIN_AXIS_RATIO))):
         return cand
     others = residual.copy()
     for c in cands:
@@ -1148,8 +1154,9 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
     area, ratio, _, (gx, gy), _ = faint_extent(others, cand.x, cand.y, token_r)
     if (WHOLE_FACE_AREA_RANGE[0] * face_area <= area <= WHOLE_FACE_AREA_RANGE[1] * face_area
             and ratio >= WHOLE_FACE_MIN_AXIS_RATIO):
-        if cand.kind == "upright":
-            # the bar was the lit (or the shaded) edge of a flat face: the face is
+        if cand.kind in ("upright", "partial"):
+            # the bar was the lit (or the shaded) edge of a flat face, the part
+            # the lit side of a pale face above the blob threshold: the face is
             # the region around it, centred on the region
             return replace(cand, kind="disc", x=gx, y=gy, radius=token_r, area_px=area, axis_ratio=ratio)
         return replace(cand, axis_ratio=ratio)
@@ -1390,7 +1397,11 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         if len(cands) > n_before:
             used.add(id(b))
     cands = _slivers_beside_faces(cands, token_r)
-    cands = [_whole_face_shape(view.residual, c, cands, token_r) for c in cands]
+    # a part of a face (``partial``) may be judged as a whole face only at a
+    # token size measured on clear discs: at a size from edges (which can be
+    # too small) the visible part of a face partly under another can pass for
+    # a whole one (fresh overlap scene 60079)
+    cands = [_whole_face_shape(view.residual, c, cands, token_r, partial=radius_source == "discs") for c in cands]
 
     # 3. Faint discs, where no blob already is.
     # Only blobs that became candidates claim the plate: specks and pale
