@@ -18,7 +18,7 @@ import math
 
 import pytest
 
-from vision import tokens
+from vision import reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -32,6 +32,8 @@ def test_fifth_faint_face_stops_the_outcome(seed, size, monkeypatch):
     assert "more disc-like evidence" in got.reason
     # the rule is what stops it: without it, the wrong outcome of four
     monkeypatch.setattr(tokens, "FAINT_CIRCLE_MIN_Z_FACTOR", math.inf)
+    # (both plates are also over-exposed, which stops them too: that rule off here)
+    monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", math.inf)
     assert read_frame(scene.image).verdict == "outcome"
 
 

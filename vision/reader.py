@@ -22,6 +22,7 @@ import cv2
 import numpy as np
 
 from .canonical import CanonicalView, make_canonical_view
+from .exposure import saturated_room
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     face_split, whites_alike)
 from .io import to_bgr8
@@ -52,6 +53,10 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: two white-on-white overlaps (fresh scenes 12205, 12298, sized 13 % small)
 #: were read as four separate faces.
 UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
+#: An outcome needs no region of the well at the sensor's ceiling large enough
+#: to hold a whole face (a disc of this many token radii): a white token there
+#: would not show (:mod:`vision.exposure`).
+SATURATED_ROOM_MIN_RADII = 1.0
 #: Candidates that are one flat face each.
 FLAT_KINDS = ("disc", "faint", "outline")
 #: The bowl: the plate model's centre differs from its mid-well ring by at
@@ -335,6 +340,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if not alike:
         return ("uncertain", f"the white faces differ in colour (a* spread {spread:.1f}): a washed-out red "
                 f"may be among them, check by hand", cands, faces, 0.5)
+    # Where the plate is at the sensor's ceiling, a white face cannot show.
+    room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
+    if room >= SATURATED_ROOM_MIN_RADII:
+        return ("uncertain", f"the plate is over-exposed: a region {2 * room:.1f} token radii across is at the "
+                f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 

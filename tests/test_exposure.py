@@ -1,0 +1,87 @@
+"""Over-exposure: a plate at the sensor's ceiling can hide a white token.
+
+Fresh scene 55755 (1280x720, five tokens, a pale-blue plate a stop
+over-exposed): the fifth, white face's pixels were within 2 levels of the
+plate's and it was not seen; four tokens were read as an outcome.  Where a
+region of the well large enough to hold a face is at the ceiling in every
+channel, the reader now abstains and says to lower the exposure.
+
+Checklist: known values on drawn views (a saturated disc of a known size,
+a found token taken out, one channel below the ceiling, nothing saturated,
+outside the well), bad input, and real pixels with and without the rule.
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import reader
+from vision.exposure import SATURATED_MIN_LEVEL, saturated_room
+from vision.reader import read_frame
+from vision.synth import render_scene
+
+S = 256
+R_PLATE = 128.0
+TOKEN_R = 14.0
+
+
+def radius_grid() -> np.ndarray:
+    yy, xx = np.mgrid[:S, :S]
+    return np.hypot(xx - S / 2, yy - S / 2).astype(np.float32)
+
+
+def view_with_disc(radius: float, level: tuple[int, int, int] = (252, 253, 253), at=(S / 2, S / 2)) -> np.ndarray:
+    """A plate of (230, 235, 236) with a disc of ``level`` of ``radius`` pixels."""
+    bgr = np.full((S, S, 3), (230, 235, 236), np.uint8)
+    cv2.circle(bgr, (int(at[0]), int(at[1])), int(radius), level, thickness=cv2.FILLED)
+    return bgr
+
+
+def test_a_saturated_disc_measures_its_radius():
+    got = saturated_room(view_with_disc(2 * TOKEN_R), radius_grid(), R_PLATE, [], TOKEN_R)
+    assert got == pytest.approx(2.0, abs=0.1)
+
+
+def test_a_found_token_is_taken_out():
+    # a saturated white face found at the centre: its own disc is no room
+    bgr = view_with_disc(TOKEN_R)
+    assert saturated_room(bgr, radius_grid(), R_PLATE, [], TOKEN_R) == pytest.approx(1.0, abs=0.1)
+    assert saturated_room(bgr, radius_grid(), R_PLATE, [(S / 2, S / 2)], TOKEN_R) == 0.0
+
+
+@pytest.mark.parametrize("level, why", [
+    ((SATURATED_MIN_LEVEL - 1, 253, 253), "one channel below the ceiling: a difference can still show"),
+    ((230, 235, 236), "nothing saturated"),
+])
+def test_not_at_the_ceiling(level, why):
+    assert saturated_room(view_with_disc(2 * TOKEN_R, level), radius_grid(), R_PLATE, [], TOKEN_R) == 0.0, why
+
+
+def test_outside_the_well_does_not_count():
+    # a saturated patch on the rim (0.9 of the plate radius): no face lies there
+    bgr = view_with_disc(TOKEN_R, at=(S / 2 + 0.9 * R_PLATE, S / 2))
+    assert saturated_room(bgr, radius_grid(), R_PLATE, [], TOKEN_R) < 0.5
+
+
+@pytest.mark.parametrize("args, word", [
+    ((np.zeros((S, S, 3), np.float32), radius_grid(), R_PLATE, [], TOKEN_R), "bgr"),
+    ((np.zeros((S, S), np.uint8), radius_grid(), R_PLATE, [], TOKEN_R), "bgr"),
+    ((np.zeros((S, S, 3), np.uint8), radius_grid()[:10], R_PLATE, [], TOKEN_R), "radius_px"),
+    ((np.zeros((S, S, 3), np.uint8), radius_grid(), 0.0, [], TOKEN_R), "plate_radius_px"),
+    ((np.zeros((S, S, 3), np.uint8), radius_grid(), R_PLATE, [], 0.0), "token_r"),
+])
+def test_bad_input(args, word):
+    with pytest.raises(ValueError, match=word):
+        saturated_room(*args)
+
+
+def test_scene_55755_is_not_read(monkeypatch):
+    scene = render_scene(55755, size=(1280, 720))
+    assert scene.label["kind"] == "five_tokens"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "over-exposed" in got.reason, got.reason
+    monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", math.inf)
+    assert read_frame(scene.image).verdict == "outcome"  # the wrong outcome of four

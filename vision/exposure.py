@@ -1,0 +1,72 @@
+"""Over-exposure: where the plate is at the sensor's ceiling, a white face cannot show.
+
+A white token on a pale plate differs from it by a few levels; where the
+exposure drives both to the top of the 8-bit range in every channel, the
+difference is gone, and so is the token (fresh scene 55755: a fifth white
+face on an over-exposed pale-blue plate, its pixels within 2 levels of the
+plate's, was not seen and four tokens were read as an outcome).  Red faces
+never reach the ceiling in every channel.  The reader cannot exclude a token
+from such a region, so it abstains when one is large enough to hold a face.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+#: A pixel is at the ceiling when every channel of the canonical view (BGR,
+#: after its light blur) is at least this level (0-255): within a few levels
+#: of 255, where JPEG and noise leave a clipped region.
+SATURATED_MIN_LEVEL = 248
+#: The region searched: the flat of the well, to this fraction of the plate
+#: radius (where a face's centre may lie, ``tokens.FAINT_ACCEPT_RADIUS_FRAC``).
+SATURATED_WELL_FRAC = 0.80
+#: Tokens already found are taken out to this many token radii (a white face
+#: found is no hidden one, and its rim may be saturated too).
+SATURATED_FOUND_RADII = 1.2
+
+
+def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float,
+                   found: list[tuple[float, float]], token_r: float) -> float:
+    """How large a face could hide where the plate is at the sensor's ceiling.
+
+    Parameters
+    ----------
+    bgr : ndarray, uint8, (S, S, 3)
+        The canonical view's colour image, BGR.
+    radius_px : ndarray, float, (S, S)
+        Each pixel's distance from the plate centre, canonical pixels.
+    plate_radius_px : float
+        Plate radius, canonical pixels (> 0).
+    found : list of (x, y)
+        Centres of the tokens found, canonical pixels; taken out to
+        ``SATURATED_FOUND_RADII`` token radii.
+    token_r : float
+        Token radius, canonical pixels (> 0).
+
+    Returns
+    -------
+    float
+        The radius, in token radii, of the largest disc inside the well whose
+        every pixel is at the ceiling in all three channels (0 when there is
+        none).  At 1 or more a whole face fits.
+    """
+    if not (isinstance(bgr, np.ndarray) and bgr.dtype == np.uint8 and bgr.ndim == 3 and bgr.shape[2] == 3):
+        raise ValueError(f"bgr: expected uint8 (S, S, 3), got {getattr(bgr, 'dtype', type(bgr))} "
+                         f"{getattr(bgr, 'shape', '')}")
+    if np.shape(radius_px) != bgr.shape[:2]:
+        raise ValueError(f"radius_px: expected shape {bgr.shape[:2]}, got {np.shape(radius_px)}")
+    if not plate_radius_px > 0:
+        raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
+    if not token_r > 0:
+        raise ValueError(f"token_r: expected > 0, got {token_r}")
+    room = ((bgr.min(axis=2) >= SATURATED_MIN_LEVEL) & (radius_px < SATURATED_WELL_FRAC * plate_radius_px))
+    if not room.any():
+        return 0.0
+    room = room.astype(np.uint8)
+    for x, y in found:
+        cv2.circle(room, (int(round(x)), int(round(y))), int(round(SATURATED_FOUND_RADII * token_r)), 0,
+                   thickness=cv2.FILLED)
+    # distance of each room pixel to the nearest pixel outside it: the radius
+    # of the largest disc centred there that lies inside the room
+    dist = cv2.distanceTransform(room, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    return float(dist.max()) / token_r
