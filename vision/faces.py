@@ -101,6 +101,24 @@ FACE_SPLIT_MIN_SHARE = 0.6
 FACE_SPLIT_DIRECTIONS = 8
 
 
+def _core_window(view: CanonicalView, x: float, y: float, radius_px: float
+                 ) -> tuple[int, int, int, int, float] | None:
+    """The canvas box (x0, x1, y0, y1, end excluded) around a face's core, the
+    disc of ``FACE_SAMPLE_FRAC`` of ``radius_px`` (at least 1 px) at (x, y),
+    and that core radius; None when the box leaves the canvas entirely.
+
+    Raises ValueError when ``radius_px`` is not positive."""
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    s = view.canvas_px
+    r_in = max(1.0, FACE_SAMPLE_FRAC * radius_px)
+    x0, x1 = max(0, int(math.floor(x - r_in))), min(s, int(math.ceil(x + r_in)) + 1)
+    y0, y1 = max(0, int(math.floor(y - r_in))), min(s, int(math.ceil(y + r_in)) + 1)
+    if x1 <= x0 or y1 <= y0:
+        return None
+    return x0, x1, y0, y1, r_in
+
+
 def face_split(view: CanonicalView, x: float, y: float, radius_px: float) -> float:
     """How far apart the colours of the two halves of a face's core are.
 
@@ -120,14 +138,10 @@ def face_split(view: CanonicalView, x: float, y: float, radius_px: float) -> flo
         core's two halves over ``FACE_SPLIT_DIRECTIONS`` splits through the
         centre; 0 when the core has too few pixels (fewer than 4 per half).
     """
-    if not radius_px > 0:
-        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    s = view.canvas_px
-    r_in = max(1.0, FACE_SAMPLE_FRAC * radius_px)
-    x0, x1 = max(0, int(math.floor(x - r_in))), min(s, int(math.ceil(x + r_in)) + 1)
-    y0, y1 = max(0, int(math.floor(y - r_in))), min(s, int(math.ceil(y + r_in)) + 1)
-    if x1 <= x0 or y1 <= y0:
+    window = _core_window(view, x, y, radius_px)
+    if window is None:
         return 0.0
+    x0, x1, y0, y1, r_in = window
     rr, cc = np.mgrid[y0:y1, x0:x1]
     dx, dy = cc - x, rr - y
     sel = dx ** 2 + dy ** 2 <= r_in ** 2
@@ -245,14 +259,10 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     -------
     FaceReading
     """
-    if not radius_px > 0:
-        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    s = view.canvas_px
-    r_in = max(1.0, FACE_SAMPLE_FRAC * radius_px)
-    x0, x1 = max(0, int(math.floor(x - r_in))), min(s, int(math.ceil(x + r_in)) + 1)
-    y0, y1 = max(0, int(math.floor(y - r_in))), min(s, int(math.ceil(y + r_in)) + 1)
-    if x1 <= x0 or y1 <= y0:
+    window = _core_window(view, x, y, radius_px)
+    if window is None:
         return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
+    x0, x1, y0, y1, r_in = window
     rr, cc = np.ogrid[y0:y1, x0:x1]
     sel = (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
     face = view.lab[y0:y1, x0:x1][sel]
