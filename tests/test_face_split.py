@@ -4,7 +4,9 @@ Fresh scenes 45806 (a white face half under a hand on a gold plate, the
 hand's colour close to the glaze's) and 45481 (a token on edge beside its
 own shadow, seen from nearly above, taken for a faint white face) were read
 as outcomes at 640x480, and 46243 (1280x720, glossy black lacquer: one white
-face split into two faint finds, each half face and half plate).  :func:`vision.faces.face_split` measures the largest
+face split into two faint finds, each half face and half plate); and 70070
+(640x480, a token on edge beside its shadow: halves 10.5 Lab apart, 0.57 of
+its contrast, under the share of 0.6 first set).  :func:`vision.faces.face_split` measures the largest
 colour difference between the two halves of a face's core; the reader
 abstains when it is at least ``FACE_SPLIT_MIN_LAB`` and at least
 ``FACE_SPLIT_MIN_SHARE`` of the face's contrast.
@@ -77,7 +79,7 @@ def test_bad_radius(radius):
 
 
 @pytest.mark.parametrize("seed, kind, size", [(45806, "stick", (640, 480)), (45481, "upright", (640, 480)),
-                                             (46243, "upright", (1280, 720))])
+                                             (46243, "upright", (1280, 720)), (70070, "upright", (640, 480))])
 def test_covered_or_standing_face_is_not_read(seed, kind, size, monkeypatch):
     scene = render_scene(seed, size=size)
     assert scene.label["kind"] == kind
