@@ -344,20 +344,29 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return n, norm
 
 
-def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
-    """:func:`sector_support` with every mask built for this window (a window
-    the canvas clips, or a centre between pixels)."""
+def _disc_window(residual: np.ndarray, x: float, y: float, radius_px: float
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The residual window the disc filter reads around (x, y), clipped to the
+    canvas, with each pixel's canvas row and column and the face and ring
+    masks: (patch, rr, cc, face, ring), all of the window's shape (patch with
+    its 3 channels; a view of ``residual``, not a copy)."""
     s = residual.shape[0]
     half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
     rr, cc = np.mgrid[y0:y1, x0:x1]
-    dx, dy = cc - x, rr - y
-    rho = np.hypot(dx, dy)
-    sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+    rho = np.hypot(cc - x, rr - y)
     face = rho < DISC_FACE_FRAC * radius_px
     ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
-    patch = residual[y0:y1, x0:x1]
+    return residual[y0:y1, x0:x1], rr, cc, face, ring
+
+
+def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: float) -> tuple[int, float]:
+    """:func:`sector_support` with every mask built for this window (a window
+    the canvas clips, or a centre between pixels)."""
+    patch, rr, cc, face, ring = _disc_window(residual, x, y, radius_px)
+    dx, dy = cc - x, rr - y
+    sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
     if not face.any() or not ring.any():
         return 0, 0.0
     overall = patch[face].mean(axis=0) - patch[ring].mean(axis=0)
@@ -405,18 +414,11 @@ def contrast_clear_of(residual: np.ndarray, x: float, y: float, radius_px: float
         raise ValueError(f"radius_px: expected > 0, got {radius_px}")
     if not hide_px >= 0:
         raise ValueError(f"hide_px: expected >= 0, got {hide_px}")
-    s = residual.shape[0]
-    half = int(math.ceil(DISC_SURROUND_FRAC[1] * radius_px + 1))
-    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
-    rho = np.hypot(cc - x, rr - y)
-    face = rho < DISC_FACE_FRAC * radius_px
-    ring = (rho >= DISC_SURROUND_FRAC[0] * radius_px) & (rho < DISC_SURROUND_FRAC[1] * radius_px)
+    patch, rr, cc, face, ring = _disc_window(residual, x, y, radius_px)
     n_ring = int(ring.sum())
     if n_ring == 0 or not face.any():
         return 0.0, 0.0
-    seen = np.ones(rho.shape, bool)
+    seen = np.ones(face.shape, bool)
     for ox, oy in others:
         seen &= np.hypot(cc - ox, rr - oy) >= hide_px
     face &= seen
@@ -424,7 +426,6 @@ def contrast_clear_of(residual: np.ndarray, x: float, y: float, radius_px: float
     share = float(ring.sum()) / n_ring
     if not face.any() or not ring.any():
         return 0.0, share
-    patch = residual[y0:y1, x0:x1]
     return float(np.linalg.norm(patch[face].mean(axis=0) - patch[ring].mean(axis=0))), share
 
 
