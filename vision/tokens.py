@@ -837,8 +837,7 @@ def _uneven_clear_of_kept(lightness: np.ndarray, hidden: np.ndarray, x: int, y: 
         return True
     more = hidden.copy()
     for k in near:
-        cv2.circle(more.view(np.uint8), (int(round(k.x)), int(round(k.y))), int(round(KEPT_HIDE_RADII * token_r)),
-                   color=1, thickness=cv2.FILLED)
+        _mark_disc(more, k.x, k.y, KEPT_HIDE_RADII * token_r)
     n_sectors, contrast, _ = outline_support(lightness, x, y, radius_px, more)
     return n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and (
         contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
@@ -1067,8 +1066,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         if trace is not None:  # calibration: every outline peak examined, strongest first
             trace.append({"x": float(x), "y": float(y), "radius": float(radius), "z": float(best_z[y, x]),
                           "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
-        if (closed and view.radius_px[y, x] + token_r > FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
-                and contrast < WALL_OUTLINE_CONTRAST_FACTOR * rule.min_contrast_l):
+        # the circle reaches the well's edge, whose shading draws arcs of its own
+        by_edge = view.radius_px[y, x] + token_r > FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+        if closed and by_edge and contrast < WALL_OUTLINE_CONTRAST_FACTOR * rule.min_contrast_l:
             # by the well's edge, a faint circle may be the glaze's own arcs
             uneven.append((float(x), float(y), contrast))
             continue
@@ -1076,8 +1076,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # (an uneven circle reaching the well's edge is not a suspect on
             # its own: the plate's own edge, a pixel off the ring model, draws
             # such an arc there; it may still be one of the arcs below)
-            if (n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS
-                    and view.radius_px[y, x] + token_r <= FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
+            if (n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and not by_edge
                     and (contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
                          or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
                     and _uneven_clear_of_kept(lightness, hidden, x, y, radius, token_r, cands + found)):
@@ -1175,6 +1174,12 @@ def _take_out(lightness: np.ndarray, hidden: np.ndarray, x: float, y: float, rad
     :func:`_blank`) and mark it in ``hidden`` (bool, same shape), in place
     (arrays :func:`_outline_faces` owns)."""
     _blank(lightness, x, y, radius_px)
+    _mark_disc(hidden, x, y, radius_px)
+
+
+def _mark_disc(hidden: np.ndarray, x: float, y: float, radius_px: float) -> None:
+    """Set the disc of ``radius_px`` around (x, y) True in ``hidden`` (bool),
+    in place (an array the caller owns for this purpose)."""
     cv2.circle(hidden.view(np.uint8), (int(round(x)), int(round(y))), int(round(radius_px)), color=1,
                thickness=cv2.FILLED)
 
