@@ -263,8 +263,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     objects = [c for c in cands if c.kind == "object"]
     flat = [c for c in cands if c.kind in FLAT_KINDS]
     tokenish = [c for c in cands if c.kind != "object"]
-    faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, c.radius if c.kind == "disc" else r,
-                                                     face_rule)
+    def face_r(c: Candidate) -> float:
+        """The radius a flat face is read at: a blob disc's own, else the frame's token radius."""
+        return c.radius if c.kind == "disc" else r
+
+    faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, face_r(c), face_rule)
                                        if c.kind in FLAT_KINDS else None for c in cands]
     if not tokenish:
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
@@ -325,7 +328,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{len(misshapen)} token(s) not clearly a flat face (axis ratio {worst:.2f}): "
                 f"check for a tilted or standing token", cands, faces, 0.5)
     # A face is one colour; one whose halves differ is partly covered or not flat.
-    splits = [face_split(view, c.x, c.y, c.radius if c.kind == "disc" else r) for c in flat]
+    splits = [face_split(view, c.x, c.y, face_r(c)) for c in flat]
     split = [d for c, d in zip(flat, splits) if d >= max(FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE * c.contrast)]
     if split:
         return ("uncertain", f"{len(split)} face(s) not one colour (halves {max(split):.1f} Lab units apart): "
