@@ -95,6 +95,18 @@ SUSPECT_REL_CONTRAST = 0.5
 #: over-exposed celadon plate, the four counted 5-11 Lab, the fifth 2.3).
 SUSPECT_MIN_CONTRAST_ALL_FAINT = 2.0
 SUSPECT_REL_CONTRAST_ALL_FAINT = 0.4
+#: The relative floor holds only for evidence like the faint faces: a find
+#: whose core is at least this much redder (a* units) than every faint face's
+#: is a face of the other colour (see ``_other_colour``; the bound the face
+#: stage asks of a dark red over the plate, ``faces.DARK_RED_MIN_DELTA_A``).
+RED_AMONG_FAINT_MIN_DELTA_A = 8.0
+#: ... and a white face can differ from the plate by no more lightness than
+#: the plate leaves below the sensor's ceiling (L* of this): where the plate
+#: is that bright, the floor relative to the faint faces is taken of that
+#: room instead (fresh scene 78102 at 640x480: five white faces on an
+#: over-exposed pale-blue plate, four 10.9-16.7 Lab where the plate is L* 87-92;
+#: the fifth, on the plate's highlight at L* 97.8, 4.2 Lab, under 0.4 of them).
+LIGHTNESS_CEILING_L = 100.0
 #: ... or its region is not token-like: area (face areas) and axis ratio.
 SUSPECT_AREA_RANGE = (0.4, 1.6)
 SUSPECT_MIN_AXIS_RATIO = 0.5
@@ -1233,6 +1245,21 @@ def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return patch[sel].mean(axis=0)
 
 
+def _other_colour(core: np.ndarray, face_means: list[np.ndarray]) -> bool:
+    """True when a find is a face of another colour than the faint faces: its
+    core's difference from the plate (dL, da, db, Lab units) is at least
+    ``RED_AMONG_FAINT_MIN_DELTA_A`` redder (a*) than each of ``face_means``
+    (the faint faces' core differences).  Then the faint faces' contrast
+    says nothing of its own: four white faces 30-48 L above black lacquer,
+    faint only because the lacquer's shading raised the blob threshold, and
+    a fifth, dark red face 11.7 and 17.3 Lab from the plate, 11-19 a* redder
+    than the whites (fresh scenes 75209, 77297 at 640x480), which the floor
+    relative to the whites took for texture."""
+    if not face_means:
+        return False
+    return all(float(core[1]) - float(m[1]) >= RED_AMONG_FAINT_MIN_DELTA_A for m in face_means)
+
+
 def _gaps_between(residual: np.ndarray, cands: list[Candidate], token_r: float
                   ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Take out faint finds that may be the plate between tokens.
@@ -1532,15 +1559,35 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                                            outline_trace, threshold)
     cands.extend(_split_shading(view.residual, outlined, token_r)[0] if dark_plate else outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
-    # one much weaker than every kept faint face is plate texture.
+    # one much weaker than every kept faint face is plate texture, unless it
+    # is redder than them (a face of the other colour) or lies where the
+    # plate leaves a white face less room below the ceiling than that.
     # (the faint finds dropped as shading still set the floor, as before they were dropped)
-    faint = [c.contrast for c in cands + shading if c.kind == "faint"]
-    floor = max(suspect_min, suspect_rel * min(faint)) if faint else suspect_min
+    faint_faces = [c for c in cands + shading if c.kind == "faint"]
+    faintest = min((c.contrast for c in faint_faces), default=0.0)
+    floor = max(suspect_min, suspect_rel * faintest)
+    faint_means = ([_mean_residual(bare_residual, c.x, c.y, DISC_FACE_FRAC * token_r) for c in faint_faces]
+                   if suspects else [])
+
+    def floor_at(x: float, y: float) -> float:
+        """The suspect floor for a find at (x, y): relative to the faint faces
+        or to the plate's room below the ceiling there, whichever is less; the
+        absolute one for a face of another colour."""
+        if floor <= suspect_min:
+            return floor
+        if _other_colour(_mean_residual(bare_residual, x, y, DISC_FACE_FRAC * token_r), faint_means):
+            return suspect_min
+        xi = min(max(int(round(x)), 0), view.background.shape[1] - 1)
+        yi = min(max(int(round(y)), 0), view.background.shape[0] - 1)
+        room = LIGHTNESS_CEILING_L - float(view.background[yi, xi, 0])
+        return max(suspect_min, suspect_rel * min(faintest, room))
+
     suspects = [(x, y, c) for x, y, c in suspects
-                if c >= floor and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
+                if c >= (f := floor_at(x, y))
+                and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))
                 and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))
-                and _stands_clear(bare_residual, x, y, token_r, cands, floor)]
+                and _stands_clear(bare_residual, x, y, token_r, cands, f)]
     suspects.extend(overlapping)
     suspects.extend(gaps)
     # 5. Pale faces against the well's wall, whose disc-filter peak the wall's
