@@ -34,7 +34,9 @@ from vision.faces import (DEFAULT_FACE_RULE, FACE_SAMPLE_FRAC, RED_MIN_ABS_A, RE
                           WHITE_MAX_DELTA_A, FaceRule, classify_face)
 from vision.io import DEFAULT_MAX_PIXELS, decode_image
 from vision.plate import find_plate, plate_to_canonical
-from vision.reader import FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, is_colourless, search_tokens
+from vision.exposure import saturated_room
+from vision.reader import (FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, SATURATED_ROOM_MIN_RADII, is_colourless,
+                           search_tokens)
 from vision.tokens import (DEFAULT_OUTLINE_RULE, OUTLINE_SUSPECT_MIN_SECTORS, Candidate, OutlineRule,
                            blob_threshold, find_tokens)
 from vision.types import Ellipse
@@ -316,6 +318,13 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
     if glare > MAX_GLARE_FRAC:
         problems.append(Problem(name, f"glare: {glare:.0%} of the plate is clipped white (at most "
                                 f"{MAX_GLARE_FRAC:.0%}); move or diffuse the lights", "glare"))
+    # the reader's own over-exposure test (vision.exposure): where it holds,
+    # every round would be refused, so the set-up is
+    room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in cands], r)
+    if room >= SATURATED_ROOM_MIN_RADII:
+        problems.append(Problem(name, f"over-exposed: a region of the plate {2 * room:.1f} token radii across "
+                                f"is at the sensor's ceiling, where the reader cannot see a white token and "
+                                f"abstains on every round; lower the exposure", "over_exposed"))
     flat = [c for c in cands if c.kind in ("disc", "faint", "outline")]
     # plate colour: the plate well without the tokens
     keep = view.radius_px < 0.8 * view.plate_radius_px

@@ -226,3 +226,15 @@ def test_empty_frame_with_tokens_is_refused():
     res = calibrate_frames([named(s) for s in CAL_SEEDS], empty=named(2))
     (p,) = _refusal(res, "not_empty")
     assert p.frame == "outcome_2.jpg" and "empty-plate frame" in p.message
+
+
+def test_refuses_an_over_exposed_studio_naming_the_frame():
+    # a stop over-exposed under warm light: the plate at the ceiling in two
+    # channels, where the reader abstains on every round
+    over = dict(exposure_stops=1.0, kelvin=3200.0, glaze="pale_blue")
+    assert "over-exposed" in read_frame(scene(101, **over).image).reason
+    res = calibrate_frames([named(100), named(101, **over), named(103)])
+    (p,) = _refusal(res, "over_exposed")
+    assert p.frame == "outcome_101.jpg" and "lower the exposure" in p.message
+    # the same frames at the studio's exposure are not refused for it
+    assert not [q for q in calibrate_frames([named(s) for s in CAL_SEEDS]).problems if q.code == "over_exposed"]

@@ -4,11 +4,17 @@ Fresh scene 55755 (1280x720, five tokens, a pale-blue plate a stop
 over-exposed): the fifth, white face's pixels were within 2 levels of the
 plate's and it was not seen; four tokens were read as an outcome.  Where a
 region of the well large enough to hold a face is at the ceiling in every
-channel, the reader now abstains and says to lower the exposure.
+channel, the reader now abstains and says to lower the exposure.  Fresh
+scenes 90004, 90429 and 91690 (640x480, five tokens, plates a stop
+over-exposed, two channels at the ceiling and the third at 208-249): the
+fifth, white face differed from the plate in one channel only and was not
+seen either; two channels at the ceiling (``SATURATED_MIN_CHANNELS``) now
+make room too.
 
 Checklist: known values on drawn views (a saturated disc of a known size,
-a found token taken out, one channel below the ceiling, nothing saturated,
-outside the well), bad input, and real pixels with and without the rule.
+a found token taken out, one or two channels below the ceiling, a red face's
+colour, nothing saturated, outside the well), bad input, and real pixels with
+and without the rule.
 """
 from __future__ import annotations
 
@@ -18,7 +24,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import reader
+from vision import exposure, reader
 from vision.exposure import SATURATED_MIN_LEVEL, saturated_room
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -52,8 +58,16 @@ def test_a_found_token_is_taken_out():
     assert saturated_room(bgr, radius_grid(), R_PLATE, [(S / 2, S / 2)], TOKEN_R) == 0.0
 
 
+def test_two_channels_at_the_ceiling_are_room():
+    # a white face there differs from the plate in one channel alone
+    level = (SATURATED_MIN_LEVEL - 20, 253, 253)
+    got = saturated_room(view_with_disc(2 * TOKEN_R, level), radius_grid(), R_PLATE, [], TOKEN_R)
+    assert got == pytest.approx(2.0, abs=0.1)
+
+
 @pytest.mark.parametrize("level, why", [
-    ((SATURATED_MIN_LEVEL - 1, 253, 253), "one channel below the ceiling: a difference can still show"),
+    ((SATURATED_MIN_LEVEL - 1, SATURATED_MIN_LEVEL - 1, 253), "two channels below the ceiling"),
+    ((60, 70, 255), "a red face's colour: one channel at the ceiling"),
     ((230, 235, 236), "nothing saturated"),
 ])
 def test_not_at_the_ceiling(level, why):
@@ -84,4 +98,13 @@ def test_scene_55755_is_not_read(monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "over-exposed" in got.reason, got.reason
     monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", math.inf)
+    assert read_frame(scene.image).verdict == "outcome"  # the wrong outcome of four
+
+
+@pytest.mark.parametrize("seed", [90004, 90429, 91690])
+def test_two_clipped_channels_stop_four_of_five(seed, monkeypatch):
+    scene = render_scene(seed, "five_tokens", size=(640, 480))
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "over-exposed" in got.reason, got.reason
+    monkeypatch.setattr(exposure, "SATURATED_MIN_CHANNELS", 3)
     assert read_frame(scene.image).verdict == "outcome"  # the wrong outcome of four

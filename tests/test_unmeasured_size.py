@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision import reader, tokens
+from vision import exposure, reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -40,8 +40,11 @@ def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [1542, 1274])
-def test_far_apart_faces_of_unmeasured_size_are_read(seed):
+def test_far_apart_faces_of_unmeasured_size_are_read(seed, monkeypatch):
     """Tuning scenes sized from edges whose faces are 3+ radii apart."""
+    # (1274's plate is at the ceiling in two channels, where the reader now asks
+    # for less exposure: that rule off here, this test is about the size rule)
+    monkeypatch.setattr(exposure, "SATURATED_MIN_CHANNELS", 3)
     scene = render_scene(seed)
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason

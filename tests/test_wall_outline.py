@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision import tokens
+from vision import exposure, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -33,9 +33,12 @@ def test_wall_streaks_are_not_a_fourth_face(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [1389, 1126])
-def test_clear_outlines_by_the_wall_still_count(seed):
+def test_clear_outlines_by_the_wall_still_count(seed, monkeypatch):
     # tuning scenes: pale faces by the well's edge (circles reaching 0.77-0.83
     # of the plate radius) counted by outlines of 4.6-5.9 L, tilted cameras
+    # (1126's plate is at the ceiling in two channels, where the reader now asks
+    # for less exposure: that rule off here, this test is about the wall band)
+    monkeypatch.setattr(exposure, "SATURATED_MIN_CHANNELS", 3)
     scene = render_scene(seed, size=(1280, 720))
     got = read_frame(scene.image)
     assert got.verdict == "outcome", got.reason

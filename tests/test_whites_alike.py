@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import vision.faces as faces
+from vision import exposure
 from vision.canonical import PLATE_RADIUS_PX, make_canonical_view
 from vision.faces import FaceReading, classify_face, whites_alike
 from vision.reader import read_frame
@@ -67,6 +68,8 @@ def test_the_reading_carries_its_a_star():
 
 
 def test_scene_33638_is_not_read_as_four_whites(monkeypatch):
+    # (its plate is also at the ceiling in two channels, which stops it too: that rule off here)
+    monkeypatch.setattr(exposure, "SATURATED_MIN_CHANNELS", 3)
     scene = render_scene(33638)
     assert scene.label["red"] == 3
     got = read_frame(scene.image)

@@ -4,19 +4,27 @@ A white token on a pale plate differs from it by a few levels; where the
 exposure drives both to the top of the 8-bit range in every channel, the
 difference is gone, and so is the token (fresh scene 55755: a fifth white
 face on an over-exposed pale-blue plate, its pixels within 2 levels of the
-plate's, was not seen and four tokens were read as an outcome).  Red faces
-never reach the ceiling in every channel.  The reader cannot exclude a token
-from such a region, so it abstains when one is large enough to hold a face.
+plate's, was not seen and four tokens were read as an outcome).  Two channels
+at the ceiling are enough to lose it: a white face is then told from the
+plate by the third channel alone, by a few levels (fresh scenes 90004, 90429,
+91690 at 640x480, five tokens on pale-blue and celadon plates a stop
+over-exposed: the plate at 248-255 in two channels and 208-249 in the third;
+the fifth, white face 2.6-3.9 Lab in the disc filter, at the level of the
+plate's texture, was not seen and four tokens were read).  A red face reaches
+the ceiling in one channel at most.  The reader cannot exclude a token from
+such a region, so it abstains when one is large enough to hold a face.
 """
 from __future__ import annotations
 
 import cv2
 import numpy as np
 
-#: A pixel is at the ceiling when every channel of the canonical view (BGR,
-#: after its light blur) is at least this level (0-255): within a few levels
-#: of 255, where JPEG and noise leave a clipped region.
+#: A pixel is at the ceiling when ``SATURATED_MIN_CHANNELS`` channels of the
+#: canonical view (BGR, after its light blur) are at least this level (0-255):
+#: within a few levels of 255, where JPEG and noise leave a clipped region.
 SATURATED_MIN_LEVEL = 248
+#: ... in at least this many of its three channels.
+SATURATED_MIN_CHANNELS = 2
 #: The region searched: the flat of the well, to this fraction of the plate
 #: radius (where a face's centre may lie, ``tokens.FAINT_ACCEPT_RADIUS_FRAC``).
 SATURATED_WELL_FRAC = 0.80
@@ -47,7 +55,7 @@ def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: floa
     -------
     float
         The radius, in token radii, of the largest disc inside the well whose
-        every pixel is at the ceiling in all three channels (0 when there is
+        every pixel is at the ceiling in ``SATURATED_MIN_CHANNELS`` channels (0 when there is
         none).  At 1 or more a whole face fits.
     """
     if not (isinstance(bgr, np.ndarray) and bgr.dtype == np.uint8 and bgr.ndim == 3 and bgr.shape[2] == 3):
@@ -59,7 +67,8 @@ def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: floa
         raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
     if not token_r > 0:
         raise ValueError(f"token_r: expected > 0, got {token_r}")
-    room = ((bgr.min(axis=2) >= SATURATED_MIN_LEVEL) & (radius_px < SATURATED_WELL_FRAC * plate_radius_px))
+    clipped = (bgr >= SATURATED_MIN_LEVEL).sum(axis=2, dtype=np.uint8)
+    room = (clipped >= SATURATED_MIN_CHANNELS) & (radius_px < SATURATED_WELL_FRAC * plate_radius_px)
     if not room.any():
         return 0.0
     room = room.astype(np.uint8)
