@@ -82,6 +82,10 @@ from .plate import fast_median
 #: abstain rather than count four where there may be five.
 SUSPECT_MIN_CONTRAST = 3.0
 SUSPECT_MIN_SECTORS = 6
+#: The second look for suspects: local maxima of the disc filter this many
+#: token radii apart (a face's own peak is the maximum of its face), away from
+#: the peaks already examined by as much.
+SECOND_PEAK_MIN_DIST_RADII = 1.0
 #: Suspects are looked for with their centre inside this fraction of the plate
 #: radius: everywhere a token on the plate can lie, beyond the faint search.
 SUSPECT_SEARCH_RADIUS_FRAC = 0.92
@@ -1260,6 +1264,42 @@ def _other_colour(core: np.ndarray, face_means: list[np.ndarray]) -> bool:
     return all(float(core[1]) - float(m[1]) >= RED_AMONG_FAINT_MIN_DELTA_A for m in face_means)
 
 
+def _suppressed_peaks(resp: np.ndarray, allowed: np.ndarray, min_value: float, token_r: float,
+                      examined: list[tuple[int, int]], cands: list[Candidate]) -> list[tuple[int, int]]:
+    """Local maxima of the disc filter's response that the first peak search
+    (maxima ``1.5 * token_r`` apart) suppressed: maxima ``SECOND_PEAK_MIN_DIST_RADII``
+    token radii apart, at least that far from every peak in ``examined`` and
+    ``SUSPECT_EXCLUSION_RADII`` from every candidate.
+
+    Parameters
+    ----------
+    resp : ndarray, float32, (S, S), Lab units
+        :func:`disc_response` of the masked residual.
+    allowed : ndarray, bool, (S, S)
+        Where a peak may lie.
+    min_value : float
+        Smallest peak value, Lab units.
+    token_r : float
+        Token radius, canonical pixels.
+    examined : list of (x, y)
+        Peaks of the first search, canonical pixels.
+    cands : list of Candidate
+
+    Returns
+    -------
+    list of (x, y), canonical pixels, strongest first; empty when there is none.
+    """
+    sep = SECOND_PEAK_MIN_DIST_RADII * token_r
+    out = []
+    for x, y in _peaks(resp, allowed, min_value, sep):
+        if any(math.hypot(x - px, y - py) < sep for px, py in examined):
+            continue
+        if any(math.hypot(x - c.x, y - c.y) < SUSPECT_EXCLUSION_RADII * token_r for c in cands):
+            continue
+        out.append((x, y))
+    return out
+
+
 def _gaps_between(residual: np.ndarray, cands: list[Candidate], token_r: float
                   ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Take out faint finds that may be the plate between tokens.
@@ -1484,7 +1524,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
                 round_suspects.add((float(x), float(y)))
 
-    for x, y in _peaks(resp, search, min(min_resp, suspect_min), 1.5 * token_r):
+    examined = _peaks(resp, search, min(min_resp, suspect_min), 1.5 * token_r)
+    for x, y in examined:
         near = [b for b in blobs if math.hypot(x - b.x, y - b.y) < FAINT_MIN_BLOB_DIST_RADII * token_r]
         if near:
             # A blob's own shadow or wall; or a face partly under it, which
@@ -1545,6 +1586,14 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             # one face's size but not round: an upright or steeply tilted token
             cands.append(Candidate(float(x), float(y), token_r, "partial", area, ratio, 1.0, contrast,
                                    found_by="disc_filter"))
+    # A peak can be suppressed by a stronger one that is then rejected: the
+    # response between a bright faint face and a fifth face climbs higher than
+    # the fifth's own peak (fresh scene 113387).  Local maxima at the scale of
+    # one face, away from the peaks examined and the candidates, are judged as
+    # suspects too (never counted).
+    for x, y in _suppressed_peaks(resp, search, suspect_min, token_r, examined, cands):
+        n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
+        note_suspect(x, y, n_sectors, contrast)
     cands = _touching_faint_pairs(cands, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
     cands, gaps = _gaps_between(view.residual, cands, token_r)
