@@ -53,12 +53,15 @@ def test_thin_stick_over_a_token_is_not_read(seed, size, monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
     assert "across the plate's rim" in got.reason
-    # the rule is what stops them: without it each was read as an outcome
+    # the rule is what stops them: without it none is an abstention, and
+    # each was read as an outcome (22234 at 1920x1080 now as `rearrange`, since
+    # the canonical view's shrink by exact halvings moved its pixels a little)
     # (for two of them, 21107 and 22234, the face the stick lies over is no
     # longer one colour, which the face-split rule now stops too: it is off here)
     monkeypatch.setattr(reader, "rim_crossings", lambda *a, **k: [])
     monkeypatch.setattr(reader, "FACE_SPLIT_MIN_SHARE", math.inf)
-    assert read_frame(scene.image).verdict == "outcome"
+    off = read_frame(scene.image).verdict
+    assert off == "outcome" or (seed == 22234 and off == "rearrange"), off
 
 
 def test_line_across_the_rim_is_found_at_its_angle():

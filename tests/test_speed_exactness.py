@@ -12,72 +12,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.canonical import (CANON_BLUR_SIGMA_PX, CANVAS_PX, PLATE_RADIUS_PX, area_shrink_top_left,
-                              make_canonical_view, warp_footprint)
 from vision.colour import bgr_to_lab, radial_median_profile
-from vision.plate import (CLOTH_BORDER_FRAC, CLOTH_MIN_SPREAD_LAB, cloth_deviation, find_plate,
-                          plate_to_canonical, rectify)
+from vision.plate import CLOTH_BORDER_FRAC, CLOTH_MIN_SPREAD_LAB, cloth_deviation
 from vision.synth import render_scene
-from vision.types import Ellipse
 
 
 def _textured(h: int, w: int, seed: int) -> np.ndarray:
     rng = np.random.default_rng(seed)
     img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
     return cv2.GaussianBlur(img, ksize=(0, 0), sigmaX=1.5)
-
-
-@pytest.mark.parametrize("src, size, keep", [
-    ((1080, 1920), (1231, 692), (800, 600)),     # non-integer scale ~1.56
-    ((2160, 3840), (1243, 699), (900, 699)),     # ~3.09, full height kept
-    ((1080, 1920), (960, 540), (500, 300)),      # integer scale 2 (OpenCV's fast path)
-    ((720, 1280), (569, 320), (569, 320)),       # everything kept
-    ((900, 1600), (1000, 563), (1, 1)),          # a single pixel
-])
-def test_area_shrink_top_left_equals_whole_frame_shrink(src, size, keep):
-    frame = _textured(*src, seed=sum(src) + sum(size))
-    full = cv2.resize(frame, size, interpolation=cv2.INTER_AREA)
-    part = area_shrink_top_left(frame, size, keep)
-    assert part.shape == (keep[1], keep[0], 3)
-    assert np.array_equal(part, full[:keep[1], :keep[0]])
-
-
-def test_area_shrink_top_left_rejects_bad_sizes():
-    frame = np.zeros((100, 200, 3), np.uint8)
-    with pytest.raises(ValueError, match="size"):
-        area_shrink_top_left(frame, (300, 50), (10, 10))
-    with pytest.raises(ValueError, match="keep"):
-        area_shrink_top_left(frame, (100, 50), (101, 10))
-    with pytest.raises(ValueError, match="keep"):
-        area_shrink_top_left(frame, (100, 50), (0, 10))
-
-
-def test_warp_footprint_bounds_every_sample():
-    e = Ellipse(700.0, 500.0, 330.0, 300.0, 25.0)
-    to_canon = plate_to_canonical(e, plate_radius_px=PLATE_RADIUS_PX, canvas_px=CANVAS_PX)
-    x_max, y_max = warp_footprint(to_canon, CANVAS_PX)
-    inv = np.linalg.inv(to_canon)
-    ys, xs = np.mgrid[0:CANVAS_PX, 0:CANVAS_PX]
-    pts = inv @ np.stack([xs.ravel(), ys.ravel(), np.ones(xs.size)])
-    assert pts[0].max() <= x_max + 1e-9 and pts[1].max() <= y_max + 1e-9
-    with pytest.raises(ValueError, match="canvas_px"):
-        warp_footprint(to_canon, 0)
-
-
-@pytest.mark.parametrize("size", [(1920, 1080), (3840, 2160)])
-def test_canonical_view_of_a_large_frame_equals_whole_frame_shrink(size):
-    scene = render_scene(21, "outcome", size=(960, 540))
-    frame = cv2.resize(scene.image, size, interpolation=cv2.INTER_CUBIC)
-    plate = find_plate(frame).ellipse
-    shrink = plate.b / (PLATE_RADIUS_PX * 1.5)
-    assert shrink > 1.5  # the shrink path is the one under test
-    h, w = frame.shape[:2]
-    small_size = (max(8, int(round(w / shrink))), max(8, int(round(h / shrink))))
-    small = cv2.resize(frame, small_size, interpolation=cv2.INTER_AREA)
-    to_canon = plate_to_canonical(plate, plate_radius_px=PLATE_RADIUS_PX, canvas_px=CANVAS_PX)
-    to_small = to_canon @ np.diag([w / small_size[0], h / small_size[1], 1.0])
-    want = cv2.GaussianBlur(rectify(small, to_small, CANVAS_PX), ksize=(0, 0), sigmaX=CANON_BLUR_SIGMA_PX)
-    assert np.array_equal(make_canonical_view(frame, plate).bgr, want)
 
 
 def test_bgr_to_lab_equals_the_formula_for_every_code():

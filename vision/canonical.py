@@ -20,6 +20,7 @@ import numpy as np
 
 from .colour import _LAB_TABLE, lab_from_codes, radial_median_profile_codes, ring_code_keys
 from .plate import plate_to_canonical, rectify
+from .shrink import halve, halvings_for
 from .types import Ellipse
 
 #: Plate radius in the canonical view, pixels.
@@ -115,9 +116,12 @@ class CanonicalView:
 #: Extra samples kept around the warp's footprint in the shrunk frame, pixels
 #: (bilinear interpolation reads one pixel beyond the sample's floor).
 WARP_FOOTPRINT_MARGIN_PX = 3
-#: Extra source pixels kept beyond the last source pixel an area-shrunk output
-#: pixel reads, so that the crop's area weights equal the whole frame's.
-AREA_CROP_MARGIN_PX = 2
+#: A large frame is area-shrunk before the warp to about this many shrunk
+#: pixels per canvas pixel (the warp's own bilinear shrink)...
+WARP_SHRINK = 1.5
+#: ...when that takes a shrink by more than this factor; otherwise the warp
+#: reads the frame itself (shrinking by up to WARP_SHRINK x AREA_SHRINK_MIN).
+AREA_SHRINK_MIN = 1.5
 
 
 @dataclass(frozen=True, eq=False)
@@ -210,19 +214,19 @@ def _median_from_codes(codes: np.ndarray) -> np.ndarray:
     return np.true_divide(pair.sum(axis=0), np.intp(2)).astype(np.float32)
 
 
-def warp_footprint(to_canonical: np.ndarray, canvas_px: int) -> tuple[float, float]:
-    """Largest source x and y read when warping to a ``canvas_px`` canvas.
+def warp_box(to_canonical: np.ndarray, canvas_px: int) -> tuple[float, float, float, float]:
+    """The source region read when warping to a ``canvas_px`` canvas.
 
     Parameters
     ----------
-    to_canonical : ndarray, float64, (3, 3)
-        Affine map from source pixels to canonical pixels.
+    to_canonical : ndarray, float, (3, 3)
+        Affine map from source pixels to canvas pixels (last row 0, 0, 1).
     canvas_px : int
         Side of the square canvas, pixels.
 
     Returns
     -------
-    (x_max, y_max) : float
+    (x_min, y_min, x_max, y_max) : float
         Source pixels; the canvas corners mapped back (the map is affine, so
         the corners bound every sample).
     """
@@ -232,50 +236,58 @@ def warp_footprint(to_canonical: np.ndarray, canvas_px: int) -> tuple[float, flo
     last = float(canvas_px - 1)
     corners = np.array([[0.0, 0.0, 1.0], [last, 0.0, 1.0], [0.0, last, 1.0], [last, last, 1.0]]).T
     src = inv @ corners
-    return float(src[0].max()), float(src[1].max())
+    return float(src[0].min()), float(src[1].min()), float(src[0].max()), float(src[1].max())
 
 
-def area_shrink_top_left(frame: np.ndarray, size: tuple[int, int], keep: tuple[int, int]) -> np.ndarray:
-    """The top-left ``keep`` corner of ``cv2.resize(frame, size, INTER_AREA)``, computed from a crop.
+def halved_region(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int, halvings: int
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The part of ``frame`` the warp reads, shrunk by exact halvings.
 
-    OpenCV's area shrink gives output pixel ``(i, j)`` the area-weighted mean
-    of the source cells from ``i * scale`` to ``(i + 1) * scale``, where the
-    weights depend only on ``i``, ``scale`` and (for the last row or column)
-    the source size.  A crop anchored at the frame's top-left corner, shrunk
-    with the same scale (``fx``, ``fy`` passed exactly as the whole-frame call
-    computes them) and extending ``AREA_CROP_MARGIN_PX`` beyond the last cell
-    read, therefore gives the same bytes for the kept pixels.
+    Only the warp's source region (:func:`warp_box`, grown by
+    ``WARP_FOOTPRINT_MARGIN_PX`` shrunk pixels for the bilinear samples) is
+    shrunk, cut on multiples of ``2**halvings`` so that every output pixel is
+    the mean of one whole block.  Where the region runs past the frame the
+    cut is the frame's edge, which the warp's border rule replicates as on
+    the whole frame.
 
     Parameters
     ----------
     frame : ndarray, uint8, (H, W, 3), BGR
-    size : (int, int)
-        Width and height, pixels, of the whole shrunk frame (smaller than the frame).
-    keep : (int, int)
-        Width and height, pixels, of the top-left part wanted, at most ``size``.
+    to_canonical : ndarray, float, (3, 3)
+        Affine map from source pixels to canvas pixels.
+    canvas_px : int
+        Side of the square canvas, pixels.
+    halvings : int
+        Exact halvings, >= 1.
 
     Returns
     -------
-    ndarray, uint8, (keep[1], keep[0], 3)
-        Equal to ``cv2.resize(frame, size, interpolation=cv2.INTER_AREA)[:keep[1], :keep[0]]``.
+    small : ndarray, uint8, (h, w, 3), BGR
+    to_small_canvas : ndarray, float64, (3, 3)
+        Affine map from ``small``'s pixels to canvas pixels (pixel centres:
+        ``small`` pixel ``j`` is the block of source pixels ``x0 + k j`` to
+        ``x0 + k j + k - 1``, centred at ``x0 + k j + (k - 1) / 2``).
     """
+    if not isinstance(halvings, (int, np.integer)) or halvings < 1:
+        raise ValueError(f"halvings: expected an int >= 1, got {halvings!r}")
     h, w = frame.shape[:2]
-    out_w, out_h = size
-    keep_w, keep_h = keep
-    if not (0 < out_w <= w and 0 < out_h <= h):
-        raise ValueError(f"size: expected a shrink of the {w}x{h} frame, got {size}")
-    if not (0 < keep_w <= out_w and 0 < keep_h <= out_h):
-        raise ValueError(f"keep: expected within (1, 1)..{size}, got {keep}")
-    # The scale factors exactly as cv2.resize derives them from an explicit size.
-    inv_x, inv_y = out_w / w, out_h / h
-    src_w = min(w, int(math.ceil(keep_w / inv_x)) + AREA_CROP_MARGIN_PX)
-    src_h = min(h, int(math.ceil(keep_h / inv_y)) + AREA_CROP_MARGIN_PX)
-    if src_w == w and src_h == h:
-        return cv2.resize(frame, size, interpolation=cv2.INTER_AREA)[:keep_h, :keep_w]
-    small = cv2.resize(frame[:src_h, :src_w], None, fx=inv_x, fy=inv_y, interpolation=cv2.INTER_AREA)
-    if small.shape[0] < keep_h or small.shape[1] < keep_w:
-        raise AssertionError(f"area shrink crop too small: {small.shape} for keep {keep}")  # pragma: no cover
-    return small[:keep_h, :keep_w]
+    k = 1 << int(halvings)
+    x_min, y_min, x_max, y_max = warp_box(to_canonical, canvas_px)
+    margin = (WARP_FOOTPRINT_MARGIN_PX + 1) * k
+
+    def cut(lo: float, hi: float, size: int) -> tuple[int, int]:
+        a = int(np.clip(math.floor((lo - margin) / k) * k, 0, size))
+        b = int(np.clip(math.ceil((hi + margin) / k) * k, 0, size))
+        return a, a + (b - a) // k * k
+
+    x0, x1 = cut(x_min, x_max, w)
+    y0, y1 = cut(y_min, y_max, h)
+    if x1 - x0 < k or y1 - y0 < k:
+        raise ValueError(f"to_canonical: the warp reads no whole {k}x{k} block of the {w}x{h} frame")
+    small = halve(frame[y0:y1, x0:x1], int(halvings))
+    off = (k - 1) / 2.0
+    small_to_source = np.array([[k, 0.0, x0 + off], [0.0, k, y0 + off], [0.0, 0.0, 1.0]])
+    return small, np.asarray(to_canonical, dtype=np.float64) @ small_to_source
 
 
 def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
@@ -292,20 +304,12 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     CanonicalView
     """
     to_canon = plate_to_canonical(plate, plate_radius_px=PLATE_RADIUS_PX, canvas_px=CANVAS_PX)
-    # Shrink a large frame first with area averaging so the warp does not alias.
-    shrink = plate.b / (PLATE_RADIUS_PX * 1.5)
-    if shrink > 1.5:
-        h, w = frame.shape[:2]
-        size = (max(8, int(round(w / shrink))), max(8, int(round(h / shrink))))
-        small_to_source = np.diag([w / size[0], h / size[1], 1.0])
-        to_small_canvas = to_canon @ small_to_source
-        # Only the top-left part of the shrunk frame that the warp reads is
-        # computed (same bytes there, see area_shrink_top_left); the warp
-        # never reaches past it, so its border rule never sees the cut.
-        x_max, y_max = warp_footprint(to_small_canvas, CANVAS_PX)
-        keep = (int(np.clip(math.ceil(x_max) + WARP_FOOTPRINT_MARGIN_PX + 1, 1, size[0])),
-                int(np.clip(math.ceil(y_max) + WARP_FOOTPRINT_MARGIN_PX + 1, 1, size[1])))
-        small = area_shrink_top_left(frame, size, keep)
+    # A large frame is first shrunk by area averaging so that the bilinear
+    # warp does not alias: by exact halvings (vision.shrink), the power of two
+    # nearest the shrink that leaves WARP_SHRINK shrunk pixels per canvas pixel.
+    shrink = plate.b / (PLATE_RADIUS_PX * WARP_SHRINK)
+    if shrink > AREA_SHRINK_MIN:
+        small, to_small_canvas = halved_region(frame, to_canon, CANVAS_PX, halvings_for(shrink))
         bgr = rectify(small, to_small_canvas, CANVAS_PX)
     else:
         bgr = rectify(frame, to_canon, CANVAS_PX)

@@ -1,0 +1,125 @@
+"""Area-averaging shrinks of a frame, fast.
+
+OpenCV's ``INTER_AREA`` shrink by exactly two in each axis runs on a
+vectorised path (each output pixel the mean of a 2x2 block); any other factor
+takes a general path several times slower (1920x1080 to 320 rows: 7.7 ms,
+against 0.5 ms for a halving, one core).  The reader therefore shrinks a
+large frame by exact halvings first and finishes with one general shrink over
+the already small image.  The result is the same area average up to
+rounding and a fraction of a pixel's wider footprint; the geometry is the same
+as one ``cv2.resize`` (pixel centres: output ``i`` at source
+``(i + 0.5) * scale - 0.5``), except that a halving of an odd width or
+height drops the last source column or row.
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+
+def _check_frame(frame: np.ndarray) -> None:
+    if not isinstance(frame, np.ndarray) or frame.ndim not in (2, 3) or frame.dtype != np.uint8:
+        raise ValueError(f"frame: expected uint8 (H, W) or (H, W, C), got {getattr(frame, 'dtype', type(frame))} "
+                         f"{getattr(frame, 'shape', '')}")
+
+
+def halve(frame: np.ndarray, times: int) -> np.ndarray:
+    """Shrink by two ``times`` times, each output pixel the mean of a 2x2 block.
+
+    Parameters
+    ----------
+    frame : ndarray, uint8, (H, W) or (H, W, C)
+        Any colour space (each channel averaged on its own).
+    times : int
+        Halvings, >= 0.  An odd height or width loses its last row or column
+        before each halving.
+
+    Returns
+    -------
+    ndarray, uint8, (H // 2**times, W // 2**times[, C])
+        A new array (never the caller's, even for ``times`` 0).
+    """
+    _check_frame(frame)
+    if not isinstance(times, (int, np.integer)) or isinstance(times, bool) or times < 0:
+        raise ValueError(f"times: expected an int >= 0, got {times!r}")
+    out = frame.copy() if times == 0 else frame
+    for _ in range(int(times)):
+        h, w = out.shape[:2]
+        if h < 2 or w < 2:
+            raise ValueError(f"times: {times} halvings of a {frame.shape[1]}x{frame.shape[0]} frame leave nothing")
+        out = cv2.resize(out[:h - h % 2, :w - w % 2], (w // 2, h // 2), interpolation=cv2.INTER_AREA)
+    return out
+
+
+def halvings_within(src_px: int, dst_px: int) -> int:
+    """How many exact halvings of ``src_px`` stay at least ``dst_px`` (0 when none).
+
+    Parameters
+    ----------
+    src_px, dst_px : int
+        Lengths, pixels, > 0.
+    """
+    if src_px <= 0 or dst_px <= 0:
+        raise ValueError(f"src_px, dst_px: expected > 0, got {src_px}, {dst_px}")
+    n = 0
+    while (src_px >> (n + 1)) >= dst_px:
+        n += 1
+    return n
+
+
+def area_shrink(frame: np.ndarray, size: tuple[int, int], last_min_factor: float = 1.0) -> np.ndarray:
+    """The frame area-averaged down to ``size``: exact halvings while the
+    halved frame is still at least ``last_min_factor`` times ``size``, then
+    one ``INTER_AREA`` shrink.
+
+    Parameters
+    ----------
+    frame : ndarray, uint8, (H, W) or (H, W, C)
+    size : (int, int)
+        Output width and height, pixels, each at most the frame's.
+    last_min_factor : float
+        The last shrink's factor is kept at least this (>= 1), when the frame
+        allows: the larger, the closer the result to one area average (2
+        leaves every frame under four times ``size`` to one plain shrink).
+
+    Returns
+    -------
+    ndarray, uint8, (size[1], size[0][, C])
+        Output pixel ``(i, j)`` covers source columns ``j * W / size[0]`` to
+        ``(j + 1) * W / size[0]`` (and rows alike), as ``cv2.resize`` with
+        ``INTER_AREA`` would, up to rounding.
+    """
+    _check_frame(frame)
+    h, w = frame.shape[:2]
+    out_w, out_h = (int(v) for v in size)
+    if not (0 < out_w <= w and 0 < out_h <= h):
+        raise ValueError(f"size: expected a shrink of the {w}x{h} frame, got {size}")
+    if not (last_min_factor >= 1.0 and math.isfinite(last_min_factor)):
+        raise ValueError(f"last_min_factor: expected a finite factor >= 1, got {last_min_factor}")
+    n = min(halvings_within(w, math.ceil(out_w * last_min_factor)),
+            halvings_within(h, math.ceil(out_h * last_min_factor)))
+    small = halve(frame, n) if n else frame
+    if small.shape[1] == out_w and small.shape[0] == out_h:
+        return small if n else small.copy()
+    return cv2.resize(small, (out_w, out_h), interpolation=cv2.INTER_AREA)
+
+
+def halvings_for(shrink: float) -> int:
+    """Exact halvings nearest (in ratio) to a wanted shrink factor, at least one.
+
+    Parameters
+    ----------
+    shrink : float
+        Wanted source pixels per output pixel, > 1.
+
+    Returns
+    -------
+    int
+        ``n`` >= 1 with ``2**n`` within a factor of sqrt(2) of ``shrink`` (or 2
+        for any shrink under 2 sqrt(2)).
+    """
+    if not (shrink > 1.0 and math.isfinite(shrink)):
+        raise ValueError(f"shrink: expected a finite factor > 1, got {shrink}")
+    return max(1, int(round(math.log2(shrink))))
