@@ -107,4 +107,31 @@ def test_two_clipped_channels_stop_four_of_five(seed, monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "over-exposed" in got.reason, got.reason
     monkeypatch.setattr(exposure, "SATURATED_MIN_CHANNELS", 3)
+    monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", 1.0)  # the room bound of that time
     assert read_frame(scene.image).verdict == "outcome"  # the wrong outcome of four
+
+
+def test_a_clipped_face_itself_is_room_enough():
+    """Known values: a white face at the ceiling, its rim softened by the
+    blur, leaves a clipped core a little smaller than the face; the reader's
+    bound (``SATURATED_ROOM_MIN_RADII``) is under that core, above half a face."""
+    bgr = cv2.GaussianBlur(view_with_disc(TOKEN_R), ksize=(0, 0), sigmaX=1.5)
+    core = saturated_room(bgr, radius_grid(), R_PLATE, [], TOKEN_R)
+    assert 0.7 < core < 1.0
+    assert 0.5 < reader.SATURATED_ROOM_MIN_RADII < core
+
+
+@pytest.mark.parametrize("size", [(640, 480), (1280, 720), (1920, 1080)])
+def test_scene_120143_a_clipped_fifth_face_is_not_read(size, monkeypatch):
+    """Fresh scene 120143 (natural mix, five tokens): a cool white face on a
+    pale-blue plate 0.4 stop over-exposed is at the ceiling (252 in every
+    channel), the plate around it 242-246; it differs from the plate's
+    shading model by under 1 Lab and was not found, and four tokens were
+    read (3 red).  Its clipped core measures 0.85-0.91 token radii."""
+    scene = render_scene(120143, size=size)
+    assert scene.label["kind"] == "five_tokens"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "over-exposed" in got.reason, got.reason
+    monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", 1.0)  # the bound before: a whole face
+    off = read_frame(scene.image)
+    assert off.verdict == "outcome" and off.red == 3  # the wrong outcome of four

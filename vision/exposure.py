@@ -12,7 +12,10 @@ over-exposed: the plate at 248-255 in two channels and 208-249 in the third;
 the fifth, white face 2.6-3.9 Lab in the disc filter, at the level of the
 plate's texture, was not seen and four tokens were read).  A red face reaches
 the ceiling in one channel at most.  The reader cannot exclude a token from
-such a region, so it abstains when one is large enough to hold a face.
+such a region, so it abstains when one is large enough to hold a face, or
+to be one: a white face at the ceiling on a plate just below it is a clipped
+disc a little smaller than a face (fresh scene 120143: 0.85-0.91 token radii,
+its face under 1 Lab from the plate's shading model, not found).
 """
 from __future__ import annotations
 

@@ -53,10 +53,13 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: two white-on-white overlaps (fresh scenes 12205, 12298, sized 13 % small)
 #: were read as four separate faces.
 UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
-#: An outcome needs no region of the well at the sensor's ceiling large enough
-#: to hold a whole face (a disc of this many token radii): a white token there
-#: would not show (:mod:`vision.exposure`).
-SATURATED_ROOM_MIN_RADII = 1.0
+#: An outcome needs no region of the well at the sensor's ceiling, away from
+#: the tokens found, holding a disc of this many token radii: a white token
+#: there would not show (:mod:`vision.exposure`).  Less than a whole face: a
+#: white face at the ceiling is itself such a region, its core clipped and its
+#: rim softened by the blur to 0.85-0.91 token radii (fresh scene 120143, a
+#: fifth face not found; was 1.0, a whole face).
+SATURATED_ROOM_MIN_RADII = 0.75
 #: Candidates that are one flat face each.
 FLAT_KINDS = ("disc", "faint", "outline")
 #: The bowl: the plate model's centre differs from its mid-well ring by at
