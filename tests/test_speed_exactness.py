@@ -209,3 +209,24 @@ def test_components_with_stats_same_as_32_bit_labels(seed):
         assert np.array_equal(stats, want[2]) and np.array_equal(cents, want[3])
         fits = ((shape[0] + 1) // 2) * ((shape[1] + 1) // 2) + 1 < 65536
         assert labels.dtype == (np.uint16 if fits else np.int32)
+
+
+@pytest.mark.parametrize("seed", [4, 11])
+def test_ring_colour_equals_np_median(seed):
+    """``CanonicalView.ring_colour`` (fast_median per channel) gives the bits of
+    ``np.median(lab[ring], axis=0)`` on real views (rings of some thousand
+    pixels, where the selection path runs, and a thin one)."""
+    from vision.canonical import make_canonical_view
+    from vision.plate import find_plate
+
+    scene = render_scene(seed, "outcome", size=(960, 540))
+    view = make_canonical_view(scene.image, find_plate(scene.image).ellipse)
+    r = view.radius_px / view.plate_radius_px
+    for lo, hi in ((0.0, 0.3), (0.6, 0.75), (0.88, 0.96), (0.1, 0.13), (0.5, 0.5001)):
+        sel = (r >= lo) & (r < hi)
+        want = np.median(view.lab[sel], axis=0) if sel.any() else None
+        got = view.ring_colour(lo, hi)
+        if want is None:
+            assert np.isnan(got).all()
+            continue
+        assert got.dtype == want.dtype and np.array_equal(got, want), (lo, hi)

@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 
 from .colour import _LAB_TABLE, lab_from_codes, radial_median_profile_codes, ring_code_keys
-from .plate import plate_to_canonical, rectify
+from .plate import fast_median, plate_to_canonical, rectify
 from .shrink import halve, halvings_for
 from .types import Ellipse
 
@@ -110,7 +110,12 @@ class CanonicalView:
         """Median Lab of the plate between two radii (fractions of the plate radius)."""
         r = self.radius_px / self.plate_radius_px
         sel = (r >= inner_frac) & (r < outer_frac)
-        return np.median(self.lab[sel], axis=0)
+        px = self.lab[sel]
+        if px.shape[0] == 0:
+            return np.median(px, axis=0)  # NaN, as before
+        # = np.median(px, axis=0), bit for bit (plate.fast_median per channel)
+        return np.array([fast_median(np.ascontiguousarray(px[:, c])) for c in range(px.shape[1])],
+                        dtype=px.dtype)
 
 
 #: Extra samples kept around the warp's footprint in the shrunk frame, pixels
