@@ -252,8 +252,9 @@ def halved_region(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int, h
     ``WARP_FOOTPRINT_MARGIN_PX`` shrunk pixels for the bilinear samples) is
     shrunk, cut on multiples of ``2**halvings`` so that every output pixel is
     the mean of one whole block.  Where the region runs past the frame the
-    cut is the frame's edge, which the warp's border rule replicates as on
-    the whole frame.
+    cut is the frame's edge (less the last ``2**halvings - 1`` pixels at
+    most, where the frame is not a whole number of blocks), which the warp's
+    border rule replicates as on the whole frame.
 
     Parameters
     ----------
