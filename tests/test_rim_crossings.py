@@ -153,3 +153,49 @@ def test_bad_frame_size(frame_size):
 def test_crossing_is_validated(kwargs, word):
     with pytest.raises(ValueError, match=word):
         RimCrossing(x=1.0, y=2.0, **kwargs)
+
+
+# --- a rod too faint in each band alone, seen in the two at once -------------------
+
+def _measured(view, bumps, floor=10.0):
+    """A band measure as :func:`vision.rim._band_profile` gives it: a flat
+    profile of 1 Lab with ``bumps`` {angle index: value}, every angle visible."""
+    from vision.rim import RIM_ANGLE_SAMPLES
+    profile = np.ones(RIM_ANGLE_SAMPLES, np.float32)
+    for i, v in bumps.items():
+        profile[i] = v
+    theta = np.arange(RIM_ANGLE_SAMPLES) * (2 * math.pi / RIM_ANGLE_SAMPLES)
+    return profile, floor, np.ones(RIM_ANGLE_SAMPLES, bool), theta, 0.925 * view.plate_radius_px, 1.0
+
+
+@pytest.mark.parametrize("rim_v, cloth_v, cloth_at, found", [
+    (8.0, 8.0, 110, True),     # both at 0.8 of their floors, 5 samples (2.5 deg) apart
+    (7.0, 7.5, 100, True),     # right at the share, the same angle
+    (6.5, 9.0, 100, False),    # the rim band under the share
+    (9.0, 6.5, 100, False),    # the cloth band under the share
+    (8.0, 8.0, 160, False),    # 30 deg apart: not one straight rod
+])
+def test_joint_crossing_known_values(rim_v, cloth_v, cloth_at, found):
+    from vision import rim
+    _, view = _view(_outcome_scene().image)
+    got = rim._joint_crossings(view, _measured(view, {100: rim_v}), _measured(view, {cloth_at: cloth_v}))
+    assert bool(got) == found
+    if found:
+        (k,) = got
+        c = view.canvas_px / 2.0 - 0.5
+        assert k.band == "both" and math.degrees(math.atan2(k.y - c, k.x - c)) == pytest.approx(50.0, abs=0.01)
+
+
+def test_scene_131641_thin_rod_is_not_read(monkeypatch):
+    """Fresh scene 131641 (640x480): a rod 0.02 plate radii thick from the wood
+    cloth over a black lacquer rim onto a red face, motion blur, JPEG 50; it
+    measured 7.0 Lab across the rim (floor 8.4) and 9.5 on the cloth (floor
+    13.1), and four tokens were read as an outcome (3 red)."""
+    from vision import rim
+    scene = render_scene(131641, size=(640, 480))
+    assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "across the plate's rim" in got.reason, got.reason
+    monkeypatch.setattr(rim, "JOINT_FLOOR_SHARE", math.inf)
+    off = read_frame(scene.image)
+    assert off.verdict == "outcome" and off.red == 3

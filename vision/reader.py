@@ -307,7 +307,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # against the well's wall reaches into the rim band: a crossing there
     # beside a token found is that token.
     crossing = [k for k in rim_crossings(view, r, plate.frame_size)
-                if k.band == "cloth"
+                if k.band in ("cloth", "both")
                 or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
