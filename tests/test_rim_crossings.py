@@ -165,7 +165,9 @@ def _measured(view, bumps, floor=10.0):
     for i, v in bumps.items():
         profile[i] = v
     theta = np.arange(RIM_ANGLE_SAMPLES) * (2 * math.pi / RIM_ANGLE_SAMPLES)
-    return profile, floor, np.ones(RIM_ANGLE_SAMPLES, bool), theta, 0.925 * view.plate_radius_px, 1.0
+    from vision.rim import _BandMeasure
+    return _BandMeasure(profile=profile, floor=floor, visible=np.ones(RIM_ANGLE_SAMPLES, bool), theta=theta,
+                        mid_r=0.925 * view.plate_radius_px, step=1.0)
 
 
 @pytest.mark.parametrize("rim_v, cloth_v, cloth_at, found", [

@@ -89,6 +89,34 @@ class RimCrossing:
             raise ValueError(f"width_px: expected a finite value > 0, got {self.width_px}")
 
 
+@dataclass(frozen=True, eq=False)
+class _BandMeasure:
+    """One band's measure (:func:`_band_profile`), over ``RIM_ANGLE_SAMPLES`` angles.
+
+    Attributes
+    ----------
+    profile : ndarray, float32, (angles,)
+        The weakest radius's difference from the slow rim at each angle, Lab units.
+    floor : float
+        A crossing's least ``profile``, Lab units.
+    visible : ndarray, bool, (angles,)
+        The whole band at that angle lies in the source frame.
+    theta : ndarray, float64, (angles,)
+        The angles, radians.
+    mid_r : float
+        The band's middle radius, canonical pixels.
+    step : float
+        Arc per angle sample at ``mid_r``, canonical pixels.
+    """
+
+    profile: np.ndarray
+    floor: float
+    visible: np.ndarray
+    theta: np.ndarray
+    mid_r: float
+    step: float
+
+
 _GRIDS: dict[tuple[int, float, tuple[float, float]], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
 
 
@@ -163,20 +191,18 @@ def rim_crossings(view: CanonicalView, token_radius_px: float,
     return sorted(out, key=lambda c: -c.strength)
 
 
-def _joint_crossings(view: CanonicalView, rim: tuple, cloth: tuple) -> list[RimCrossing]:
+def _joint_crossings(view: CanonicalView, rim: _BandMeasure, cloth: _BandMeasure) -> list[RimCrossing]:
     """Angles where the rim band reaches ``JOINT_FLOOR_SHARE`` of its floor and
     the cloth band does too within ``JOINT_MAX_ANGLE_DEG``: one crossing
     (``band`` "both") per run of such angles, at its strongest."""
-    profile_r, floor_r, visible_r, theta, mid_r, step = rim
-    profile_c, floor_c, visible_c, _, _, _ = cloth
     reach = max(1, int(round(JOINT_MAX_ANGLE_DEG / 360.0 * RIM_ANGLE_SAMPLES)))
-    cloth_near = cv2.dilate(_wrapped((profile_c * visible_c)[None, :].astype(np.float32), reach),
+    cloth_near = cv2.dilate(_wrapped((cloth.profile * cloth.visible)[None, :].astype(np.float32), reach),
                             np.ones((1, 2 * reach + 1), np.uint8))[0, reach:-reach]
-    above = (visible_r & (profile_r >= JOINT_FLOOR_SHARE * floor_r)
-             & (cloth_near >= JOINT_FLOOR_SHARE * floor_c))
+    above = (rim.visible & (rim.profile >= JOINT_FLOOR_SHARE * rim.floor)
+             & (cloth_near >= JOINT_FLOOR_SHARE * cloth.floor))
     # the joint strength: each band's share of its own floor, the lesser
-    share = np.minimum(profile_r / floor_r, cloth_near / floor_c)
-    return _runs(view, above, share * floor_r, theta, mid_r, step, "both")
+    share = np.minimum(rim.profile / rim.floor, cloth_near / cloth.floor)
+    return _runs(view, above, share * rim.floor, rim, "both")
 
 
 def _wrapped(a: np.ndarray, half: int) -> np.ndarray:
@@ -188,11 +214,9 @@ def _wrapped(a: np.ndarray, half: int) -> np.ndarray:
 
 
 def _band_profile(view: CanonicalView, token_radius_px: float, frame_size: tuple[int, int] | None,
-                  band: str) -> tuple | None:
-    """One band's measure for :func:`rim_crossings`: (profile (angles,), the
-    weakest radius's difference from the slow rim at each angle, Lab units;
-    floor; visible (angles,) bool; theta; mid radius px; arc px per sample),
-    or None when no angle of the band is in the frame."""
+                  band: str) -> _BandMeasure | None:
+    """One band's measure for :func:`rim_crossings`, or None when no angle of
+    the band is in the frame."""
     band_frac = BANDS_FRAC[band]
     R = view.plate_radius_px
     map_x, map_y, theta = _polar_grid(view.canvas_px, float(R), band_frac)
@@ -214,20 +238,21 @@ def _band_profile(view: CanonicalView, token_radius_px: float, frame_size: tuple
         return None
     noise = float(np.median(profile[visible]))
     floor = max(RIM_CROSSING_MIN_DELTA_E, RIM_CROSSING_NOISE_UNITS * noise)
-    return profile, floor, visible, theta, mid_r, step
+    return _BandMeasure(profile=profile, floor=floor, visible=visible, theta=theta, mid_r=mid_r, step=step)
 
 
-def _band_crossings(view: CanonicalView, measured: tuple, band: str) -> list[RimCrossing]:
+def _band_crossings(view: CanonicalView, measured: _BandMeasure, band: str) -> list[RimCrossing]:
     """:func:`rim_crossings` in one band (``"rim"`` or ``"cloth"``), from its
     :func:`_band_profile`."""
-    profile, floor, visible, theta, mid_r, step = measured
-    return _runs(view, (profile >= floor) & visible, profile, theta, mid_r, step, band)
+    return _runs(view, (measured.profile >= measured.floor) & measured.visible, measured.profile, measured, band)
 
 
-def _runs(view: CanonicalView, above: np.ndarray, profile: np.ndarray, theta: np.ndarray, mid_r: float,
-          step: float, band: str) -> list[RimCrossing]:
+def _runs(view: CanonicalView, above: np.ndarray, profile: np.ndarray, geometry: _BandMeasure,
+          band: str) -> list[RimCrossing]:
     """One crossing per run of ``above`` angles (around the circle), at the
-    run's largest ``profile``; none when no angle or every angle is above."""
+    run's largest ``profile``, placed on ``geometry``'s middle radius; none
+    when no angle or every angle is above."""
+    theta, mid_r, step = geometry.theta, geometry.mid_r, geometry.step
     if not above.any() or above.all():
         return []  # nothing; or the whole band differs from itself: nothing narrow to find
     # runs of angles above the floor (around the circle), one crossing each,

@@ -704,7 +704,7 @@ def is_overlap_pair(region: np.ndarray, radius_px: float, solidity: float) -> bo
     More than ``DISC_AREA_RANGE[1]`` of one face, solid (``solidity`` at least
     ``OVERLAP_PAIR_MIN_SOLIDITY``: a pale face's fragments are ragged), and
     its 2-means halves (:func:`_two_means`) each one face's area
-    (``PAIR_HALF_AREA``) with centres from ``OVERLAP_PAIR_DIST_RADII[0]`` to
+    (``PAIR_HALF_AREA``) with centres from ``OVERLAP_PAIR_DIST_RADII`` to
     less than ``TOUCHING_MIN_DIST_RADII`` radii apart: closer than touching
     faces divide, farther than one face with its shadow or side wall.
 
@@ -731,7 +731,9 @@ def is_overlap_pair(region: np.ndarray, radius_px: float, solidity: float) -> bo
 def _weak_overlaps(cands: list[Candidate], weak: list["_Blob"], token_r: float) -> list[Candidate]:
     """``cands`` with every two or more disc-filter faces found inside one weak
     blob that is an overlap pair (:func:`is_overlap_pair`) replaced by one
-    ``overlap`` candidate of that blob.
+    ``overlap`` candidate of that blob, and the one face found inside a weak
+    blob bitten towards a neighbour (:func:`_bitten_by_neighbour`) made
+    ``partial``.
 
     A blob too pale for its shape to be trusted goes to the disc filter
     whole; when it is two faces, one partly on the other, the filter finds
@@ -739,8 +741,8 @@ def _weak_overlaps(cands: list[Candidate], weak: list["_Blob"], token_r: float) 
     face, the guard band around the blob's pixels), as far apart as touching
     faces (fresh scene 125251: two red faces on black lacquer 1.58 radii
     apart, their blob under twice the lacquer's high threshold, found 1.8
-    apart and read as four tokens).  One find in such a blob (a bowl's
-    highlight, a pale face with its shadow) is left as it is.
+    apart and read as four tokens).  One find in an overlap-shaped blob (a
+    bowl's highlight, a pale face with its shadow) is left as it is.
     """
     out = list(cands)
     for b in weak:
