@@ -39,8 +39,11 @@ def test_studio_renders_never_a_wrong_outcome(studio_dir):
     outcome_kinds = sum(stats[k]["right"] for k in ("outcome", "touching", "tilted"))
     other_kinds = sum(stats[k]["right"] for k in ("overlap", "upright", "offplate", "covered"))
     assert sum(stats[k]["n"] for k in stats) == 85
-    # measured 50/53 and 29/32 at the last change (deterministic): regression floors
-    assert outcome_kinds >= 50, dict(stats)
+    # measured 49/53 and 29/32 at the last change (deterministic): regression floors.
+    # (50 before the faint-pair bound, reader.FAINT_PAIR_MIN_CENTRE_DIST_RADII,
+    # which closes a wrong-outcome class and stops s1_024, a faint face 1.95
+    # radii from the one it touches)
+    assert outcome_kinds >= 49, dict(stats)
     assert other_kinds >= 29, dict(stats)
 
 

@@ -34,8 +34,10 @@ def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
     assert "token size not measured" in got.reason
-    # the rule is what stops them: with the plain overlap distance they were an outcome
+    # the rule is what stops them: with the plain overlap distance (and no
+    # faint-pair bound, which 12205 meets too) they were an outcome
     monkeypatch.setattr(reader, "UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII", reader.OVERLAP_MAX_CENTRE_DIST_RADII)
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
     assert read_frame(scene.image).verdict == "outcome"
 
 

@@ -53,6 +53,17 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: two white-on-white overlaps (fresh scenes 12205, 12298, sized 13 % small)
 #: were read as four separate faces.
 UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
+#: Two flat faces, one of them not a clear blob (found by the disc filter or
+#: by its outline), need their centres this many token radii apart for an
+#: outcome.  The filter finds a faint face next to another off its centre,
+#: away from it (the part beside the other is masked with it, or hidden
+#: under it): faces overlapping at 1.41-1.66 true radii were found 1.81-1.94
+#: apart, past the overlap bound and read as touching (fresh forced overlaps
+#: 153011, 153108, 144608, 144701, 115995; 110457 in a natural mix), each a
+#: wrong outcome.  Costs about 1 in 9 right touching pairs (a faint face
+#: beside another is found 1.8-2.0 apart too): 10 of 3,000 natural scenes
+#: at 640x480 (155000-157999), all touching.
+FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
 #: An outcome needs no region of the well at the sensor's ceiling, away from
 #: the tokens found, holding a disc of this many token radii: a white token
 #: there would not show (:mod:`vision.exposure`).  Less than a whole face: a
@@ -352,6 +363,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if not alike:
         return ("uncertain", f"the white faces differ in colour (a* spread {spread:.1f}): a washed-out red "
                 f"may be among them, check by hand", cands, faces, 0.5)
+    # A faint face beside another is found off its centre, away from it.
+    faint_apart = [math.hypot(a.x - b.x, a.y - b.y) / r for i, a in enumerate(flat) for b in flat[i + 1:]
+                   if a.found_by != "blob" or b.found_by != "blob"]
+    if min(faint_apart, default=math.inf) < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
+        return ("uncertain", f"two faces {min(faint_apart):.2f} token radii apart, one of them faint (its centre "
+                f"less sure): check that they do not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
     if room >= SATURATED_ROOM_MIN_RADII:

@@ -1,0 +1,50 @@
+"""vision.reader.decide: a faint face close beside another is not read as touching it.
+
+The disc filter finds a faint face next to another off its centre, away
+from the other: the part of it beside the other is masked with that face,
+or hidden under it.  Faces overlapping by a third of a face (true centres
+1.41-1.66 radii apart) were found 1.81-1.94 apart, past the overlap bound
+(``OVERLAP_MAX_CENTRE_DIST_RADII``), and read as four separate tokens: each
+a wrong outcome.  Where either face of a pair is not a clear blob, an
+outcome needs the two ``FAINT_PAIR_MIN_CENTRE_DIST_RADII`` apart.
+
+Checklist: real pixels on both sides (two overlaps, one with the faint face
+under a clear red one and one with it on top; a touching pair with a faint
+face a little further apart, still read), and the rule shown to be what
+stops the overlaps.
+"""
+from __future__ import annotations
+
+import pytest
+
+from vision import reader
+from vision.reader import read_frame
+from vision.synth import render_scene
+
+SIZE = (640, 480)
+
+
+@pytest.mark.parametrize("seed", [
+    153011,  # a faint white face under a clear red one, true centres 1.41 radii apart
+    144608,  # a faint white face on a clear red one, 1.61 apart
+])
+def test_faint_face_overlapping_another_is_not_read(seed, monkeypatch):
+    scene = render_scene(seed, "overlap", size=SIZE)
+    assert scene.label["verdict"] == "rearrange"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain", got.reason
+    assert "one of them faint" in got.reason
+    # the rule is what stops them: without it they were a (wrong) outcome
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
+    assert read_frame(scene.image).verdict == "outcome"
+
+
+def test_faint_face_touching_another_a_little_further_is_read(monkeypatch):
+    """A clear face and a faint one touching, found 2.13 radii apart."""
+    scene = render_scene(154110, "touching", size=SIZE)
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    # the pair is one the rule looks at: a little further out, it abstains
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 2.2)
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "2.13 token radii apart" in got.reason, got.reason
