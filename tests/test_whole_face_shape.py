@@ -17,8 +17,10 @@ becomes that face too; a face partly under a counted token stays partial.
 
 Checklist: known values on constructed residuals (a lopsided face, a
 neighbour taken out, an ellipse, an overlapping pair, candidates the rule
-leaves alone, a partial blob on a whole face, a face partly under another), real pixels (tuning seeds that abstained before), and the
-rule shown to be what reads them.
+leaves alone, a partial blob on a whole face, a face partly under another,
+a bar beside its own shadow), real pixels (tuning seeds that abstained
+before; a token on edge beside its shadow), and each rule shown to be what
+decides them.
 """
 from __future__ import annotations
 
@@ -146,6 +148,38 @@ def test_a_standing_token_stays_upright():
     res = residual_with(((160.0, 160.0), (R, 0.2 * R), 20.0, PALE))
     cand = blob_cand(ratio=0.2, area_faces=0.2, kind="upright")
     assert _whole_face_shape(res, cand, [cand], R) is cand
+
+
+#: A token on edge's shadow on a cream plate: 13 L darker, nearly neutral (Lab units).
+SHADOW = (-13.0, -1.0, -4.5)
+
+
+@pytest.mark.parametrize("region, becomes_face", [(SHADOW, False), (PALE, True)])
+def test_a_bar_in_its_own_shadow_stays_upright(region, becomes_face):
+    """A bar at the edge of a round region one face large: a pale face's lit
+    edge becomes the face; a standing token's bar beside its own shadow (the
+    region only dark, darker by more than its chroma) stays a bar."""
+    bar_x = 160.0 + 0.65 * R
+    res = residual_with(((160.0, 160.0), (R, R), 0.0, region), ((bar_x, 160.0), (0.2 * R, R), 0.0, region))
+    cand = blob_cand(bar_x, ratio=0.3, area_faces=0.2, kind="upright")
+    got = _whole_face_shape(res, cand, [cand], R)
+    assert (got.kind == "disc") is becomes_face
+    if not becomes_face:
+        assert got is cand
+
+
+def test_a_token_on_edge_beside_its_shadow_is_not_read(monkeypatch):
+    """Real pixels (fresh scene 177532, 640x480): a white token on edge on a
+    cream plate; its bar and the shadow beside it made one round region that
+    became a fourth flat face, and the frame read as an outcome (3 red)."""
+    scene = render_scene(177532, size=(640, 480))
+    assert scene.label["kind"] == "upright"
+    got = read_frame(scene.image)
+    assert got.verdict == "reshake" and "standing on edge" in got.reason, got.reason
+    # the shadow test is what stops it: without it, the wrong outcome
+    monkeypatch.setattr(tokens, "WHOLE_FACE_SHADOW_MIN_DARK_L", 1e9)
+    before = read_frame(scene.image)
+    assert before.verdict == "outcome"
 
 
 def test_an_empty_residual_leaves_the_candidate_alone():

@@ -275,6 +275,10 @@ FLAT_FACE_MIN_AXIS_RATIO = 0.85
 WHOLE_FACE_MAX_BLOB_AREA = 1.1
 WHOLE_FACE_AREA_RANGE = (0.8, 1.2)
 WHOLE_FACE_MIN_AXIS_RATIO = 0.9
+#: A bar or part of a face becomes the round region around it only when that
+#: region is not only dark (:func:`_dark_not_coloured` with this many L units,
+#: the plate-shading bound): a token on edge casts a shadow beside its bar.
+WHOLE_FACE_SHADOW_MIN_DARK_L = SHADING_FIND_MIN_DARK_L
 #: An upright token from above: thinner than this axis ratio ...
 UPRIGHT_MAX_AXIS_RATIO = 0.62
 #: ... smaller than this fraction of a face's area ...
@@ -1290,7 +1294,16 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
         if cand.kind in ("upright", "partial"):
             # the bar was the lit (or the shaded) edge of a flat face, the part
             # the lit side of a pale face above the blob threshold: the face is
-            # the region around it, centred on the region
+            # the region around it, centred on the region.  Unless that region
+            # is only dark: then it is the shadow a token standing on edge
+            # casts beside its own bar (fresh scene 177532: a white token on
+            # edge on a cream plate, its bar and shadow one round region 13 L
+            # darker than the plate, chroma 5, read as a fourth flat face);
+            # the faces found this way measure lighter than the plate or
+            # coloured (forced four flat tokens 150000-151499: 25 of 25).
+            core = _mean_residual(residual, gx, gy, DISC_FACE_FRAC * token_r)
+            if _dark_not_coloured(core, WHOLE_FACE_SHADOW_MIN_DARK_L):
+                return cand
             return replace(cand, kind="disc", x=gx, y=gy, radius=token_r, area_px=area, axis_ratio=ratio)
         return replace(cand, axis_ratio=ratio)
     return cand
