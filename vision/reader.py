@@ -323,8 +323,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)
-    # centre distances of every two flat faces, in token radii
-    apart = [math.hypot(a.x - b.x, a.y - b.y) / r for i, a in enumerate(flat) for b in flat[i + 1:]]
+    # every two flat faces: centre distance in token radii, and whether either is not a clear blob
+    pairs = [(math.hypot(a.x - b.x, a.y - b.y) / r, a.found_by != "blob" or b.found_by != "blob")
+             for i, a in enumerate(flat) for b in flat[i + 1:]]
+    apart = [d for d, _ in pairs]
     close = [d for d in apart if d < OVERLAP_MAX_CENTRE_DIST_RADII]
     if overlaps or close or (partials and n_tokens >= 4):
         return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
@@ -364,10 +366,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"the white faces differ in colour (a* spread {spread:.1f}): a washed-out red "
                 f"may be among them, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
-    faint_apart = [math.hypot(a.x - b.x, a.y - b.y) / r for i, a in enumerate(flat) for b in flat[i + 1:]
-                   if a.found_by != "blob" or b.found_by != "blob"]
-    if min(faint_apart, default=math.inf) < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
-        return ("uncertain", f"two faces {min(faint_apart):.2f} token radii apart, one of them faint (its centre "
+    faint_nearest = min((d for d, faint in pairs if faint), default=math.inf)
+    if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
+        return ("uncertain", f"two faces {faint_nearest:.2f} token radii apart, one of them faint (its centre "
                 f"less sure): check that they do not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
