@@ -13,7 +13,7 @@ Between the two thresholds lies an undecided band: a face there is
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -225,6 +225,8 @@ class FaceReading:
         Median a* of the face itself, Lab units.
     plate_a_star : float
         Median a* of the plate model under the face (not clipped at 0), Lab units.
+    l_star, b_star : float
+        Median L* (0-100) and b* of the face itself, Lab units.
     """
 
     face: str
@@ -235,6 +237,8 @@ class FaceReading:
     margin: float
     a_star: float = 0.0
     plate_a_star: float = 0.0
+    l_star: float = 0.0
+    b_star: float = 0.0
 
     def __post_init__(self) -> None:
         if self.face not in ("red", "white", "unknown"):
@@ -318,7 +322,7 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
         face_name = "unknown"
         margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
     return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin,
-                       a_star=abs_a, plate_a_star=plate_a)
+                       a_star=abs_a, plate_a_star=plate_a, l_star=face_l, b_star=abs_b)
 
 
 #: White faces in one frame (one light, one exposure) are alike: when their a*
@@ -356,3 +360,58 @@ def whites_alike(readings: list[FaceReading]) -> tuple[bool, float]:
     rel = [f.a_star - f.plate_a_star for f in whites]
     spread = min(max(own) - min(own), max(rel) - min(rel))
     return spread <= WHITE_MAX_SPREAD_A, float(spread)
+
+
+#: An undecided face is white when it has the colour of a face of the same
+#: frame that is white by the rule above (same light, same exposure): its
+#: median L*, a*, b* within this Lab distance of that face's ...
+WHITE_LIKE_MAX_DELTA_E = 8.0
+#: ... and its a* within this of it (Lab units).  It must still pass the
+#: white lightness bounds (``WHITE_MIN_DELTA_L``, ``WHITE_MIN_L``).  White
+#: faces tinted by warm light beyond ``WHITE_MAX_CHROMA`` beside a white face
+#: with less chroma measured 1.1-8.1 Lab units from it (a* 0-4 apart); no
+#: undecided red face came within 14.5 (a* 11 apart) of a white of its frame
+#: (10,882 faces of forced four-token scenes 150000-152999 at 640x480, none
+#: red read white).  A yellow thing unlike the frame's white faces stays
+#: undecided: one frame cannot show whether the light or the thing is yellow,
+#: but a white token beside it can.
+WHITE_LIKE_MAX_DELTA_A = 4.0
+
+
+def like_a_white(readings: list[FaceReading | None]) -> list[FaceReading | None]:
+    """Read undecided faces that have the colour of a white face of the same frame as white.
+
+    Parameters
+    ----------
+    readings : list of FaceReading or None
+        The frame's face readings (None for candidates that are no flat face).
+
+    Returns
+    -------
+    list of FaceReading or None
+        The same list, in order, with each ``unknown`` face whose median
+        L*, a*, b* lies within ``WHITE_LIKE_MAX_DELTA_E`` (and a* within
+        ``WHITE_LIKE_MAX_DELTA_A``) of a face read ``white`` by
+        :func:`classify_face`, and that passes the white lightness bounds,
+        replaced by a ``white`` reading: p_red that of the nearest such white
+        face, margin the smaller of the two distances' room below their bounds.
+        Faces are compared with the whites as read, never with one another's
+        new readings.
+    """
+    whites = [f for f in readings if f is not None and f.face == "white"]
+    if not whites:
+        return list(readings)
+    out: list[FaceReading | None] = []
+    for f in readings:
+        if f is None or f.face != "unknown" or f.delta_l < WHITE_MIN_DELTA_L or f.l_star < WHITE_MIN_L:
+            out.append(f)
+            continue
+        near = min(whites, key=lambda w: math.dist((f.l_star, f.a_star, f.b_star), (w.l_star, w.a_star, w.b_star)))
+        dist = math.dist((f.l_star, f.a_star, f.b_star), (near.l_star, near.a_star, near.b_star))
+        da = abs(f.a_star - near.a_star)
+        if dist <= WHITE_LIKE_MAX_DELTA_E and da <= WHITE_LIKE_MAX_DELTA_A:
+            margin = min(WHITE_LIKE_MAX_DELTA_E - dist, WHITE_LIKE_MAX_DELTA_A - da)
+            out.append(replace(f, face="white", p_red=near.p_red, margin=float(margin)))
+        else:
+            out.append(f)
+    return out
