@@ -59,3 +59,13 @@ def test_clear_face_overlapping_another_in_one_blob_is_not_read():
     scene = render_scene(161528, "overlap", size=(1280, 720))
     assert scene.label["verdict"] == "rearrange"
     assert read_frame(scene.image).verdict != "outcome"
+
+
+@pytest.mark.xfail(strict=True, reason="known gap, the same class: a red token resting on another red one, camera "
+                   "tilted 40 deg; the raised face is displaced by the parallax, so in the plate-top view the two "
+                   "faces lie 2.08 radii apart (as touching faces do) and split_pair divides their one blob at "
+                   "1.93; natural mix at 1280x720, 1 in 1,500 (193000-194499)")
+def test_raised_face_displaced_by_the_tilt_is_not_read():
+    scene = render_scene(193362, size=(1280, 720))
+    assert scene.label["kind"] == "overlap"
+    assert read_frame(scene.image).verdict != "outcome"

@@ -248,3 +248,13 @@ def test_a_token_on_edge_whose_shadow_the_disc_filter_finds_is_not_read():
     scene = render_scene(183093, size=(640, 480))
     assert scene.label["kind"] == "upright"
     assert read_frame(scene.image).verdict != "outcome"
+
+
+@pytest.mark.xfail(strict=True, reason="known gap, the same class: a red token on edge on a cream plate; its thin "
+                   "bar (1 radius of it above the blob threshold) and its shadow made one weak blob, and the disc "
+                   "filter read the shadow (15 L darker than the plate, colourless) as a white face; natural mix "
+                   "at 1280x720, 1 in 1,500 (193000-194499)")
+def test_a_red_token_on_edge_whose_shadow_reads_as_a_white_face_is_not_read():
+    scene = render_scene(193949, size=(1280, 720))
+    assert scene.label["kind"] == "upright"
+    assert read_frame(scene.image).verdict != "outcome"
