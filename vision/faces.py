@@ -362,24 +362,27 @@ def whites_alike(readings: list[FaceReading]) -> tuple[bool, float]:
     return spread <= WHITE_MAX_SPREAD_A, float(spread)
 
 
-#: An undecided face is white when it has the colour of a face of the same
-#: frame that is white by the rule above (same light, same exposure): its
-#: median L*, a*, b* within this Lab distance of that face's ...
-WHITE_LIKE_MAX_DELTA_E = 8.0
-#: ... and its a* within this of it (Lab units).  It must still pass the
-#: white lightness bounds (``WHITE_MIN_DELTA_L``, ``WHITE_MIN_L``).  White
-#: faces tinted by warm light beyond ``WHITE_MAX_CHROMA`` beside a white face
-#: with less chroma measured 1.1-8.1 Lab units from it (a* 0-4 apart); no
-#: undecided red face came within 14.5 (a* 11 apart) of a white of its frame
-#: (10,882 faces of forced four-token scenes 150000-152999 at 640x480, none
-#: red read white).  A yellow thing unlike the frame's white faces stays
-#: undecided: one frame cannot show whether the light or the thing is yellow,
-#: but a white token beside it can.
-WHITE_LIKE_MAX_DELTA_A = 4.0
+#: An undecided face takes the colour of a face of the same frame decided by
+#: the rules above (same light, same exposure) when its median L*, a*, b*
+#: lie within this Lab distance of that face's ...
+ALIKE_MAX_DELTA_E = 8.0
+#: ... and its a* within this of it (Lab units), and it is alike to faces of
+#: one colour only.  A face taken for white must still pass the white
+#: lightness bounds (``WHITE_MIN_DELTA_L``, ``WHITE_MIN_L``).  On 10,882 faces
+#: of forced four-token scenes 150000-152999 at 640x480 (none read the wrong
+#: colour): white faces tinted by warm light beyond ``WHITE_MAX_CHROMA``
+#: measured 1.1-8.1 Lab units from a white of their frame (a* 0-4 apart; 42
+#: of 252 undecided whites), while no undecided red came within 14.5 (a* 11)
+#: of one; dim red faces just outside a red bound measured 0.8-4.7 from a red
+#: of their frame (34 of 126 undecided reds), while no undecided white came
+#: within 39 of one.  A yellow thing unlike the
+#: frame's whites stays undecided: one frame cannot show whether the light or
+#: the thing is yellow, but a white token beside it can.
+ALIKE_MAX_DELTA_A = 4.0
 
 
-def like_a_white(readings: list[FaceReading | None]) -> list[FaceReading | None]:
-    """Read undecided faces that have the colour of a white face of the same frame as white.
+def alike_in_frame(readings: list[FaceReading | None]) -> list[FaceReading | None]:
+    """Give undecided faces the colour of the decided faces of the same frame they match.
 
     Parameters
     ----------
@@ -389,29 +392,38 @@ def like_a_white(readings: list[FaceReading | None]) -> list[FaceReading | None]
     Returns
     -------
     list of FaceReading or None
-        The same list, in order, with each ``unknown`` face whose median
-        L*, a*, b* lies within ``WHITE_LIKE_MAX_DELTA_E`` (and a* within
-        ``WHITE_LIKE_MAX_DELTA_A``) of a face read ``white`` by
-        :func:`classify_face`, and that passes the white lightness bounds,
-        replaced by a ``white`` reading: p_red that of the nearest such white
-        face, margin the smaller of the two distances' room below their bounds.
-        Faces are compared with the whites as read, never with one another's
-        new readings.
+        A new list, in order: each ``unknown`` face whose median L*, a*, b*
+        lies within ``ALIKE_MAX_DELTA_E`` (and a* within ``ALIKE_MAX_DELTA_A``)
+        of a face read ``white`` or ``red`` by :func:`classify_face`, of one of
+        the two colours only, becomes a reading of that colour (for white, only
+        when it passes the white lightness bounds): p_red that of the nearest
+        such face, margin the smaller of the two distances' room below their
+        bounds.  Faces are compared with the faces as read, never with one
+        another's new readings; the input is not changed.
     """
-    whites = [f for f in readings if f is not None and f.face == "white"]
-    if not whites:
+    decided = [f for f in readings if f is not None and f.face in ("white", "red")]
+    if not decided:
         return list(readings)
     out: list[FaceReading | None] = []
     for f in readings:
-        if f is None or f.face != "unknown" or f.delta_l < WHITE_MIN_DELTA_L or f.l_star < WHITE_MIN_L:
+        if f is None or f.face != "unknown":
             out.append(f)
             continue
-        near = min(whites, key=lambda w: math.dist((f.l_star, f.a_star, f.b_star), (w.l_star, w.a_star, w.b_star)))
-        dist = math.dist((f.l_star, f.a_star, f.b_star), (near.l_star, near.a_star, near.b_star))
-        da = abs(f.a_star - near.a_star)
-        if dist <= WHITE_LIKE_MAX_DELTA_E and da <= WHITE_LIKE_MAX_DELTA_A:
-            margin = min(WHITE_LIKE_MAX_DELTA_E - dist, WHITE_LIKE_MAX_DELTA_A - da)
-            out.append(replace(f, face="white", p_red=near.p_red, margin=float(margin)))
-        else:
-            out.append(f)
+        lab = (f.l_star, f.a_star, f.b_star)
+        matches = {}
+        for g in decided:
+            dist = math.dist(lab, (g.l_star, g.a_star, g.b_star))
+            da = abs(f.a_star - g.a_star)
+            if dist > ALIKE_MAX_DELTA_E or da > ALIKE_MAX_DELTA_A:
+                continue
+            if g.face == "white" and (f.delta_l < WHITE_MIN_DELTA_L or f.l_star < WHITE_MIN_L):
+                continue
+            if g.face not in matches or dist < matches[g.face][0]:
+                matches[g.face] = (dist, da, g)
+        if len(matches) != 1:
+            out.append(f)  # like no decided face, or like both colours
+            continue
+        (name, (dist, da, g)), = matches.items()
+        margin = min(ALIKE_MAX_DELTA_E - dist, ALIKE_MAX_DELTA_A - da)
+        out.append(replace(f, face=name, p_red=g.p_red, margin=float(margin)))
     return out

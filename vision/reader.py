@@ -24,7 +24,7 @@ import numpy as np
 from .canonical import CanonicalView, make_canonical_view
 from .exposure import saturated_room
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
-                    face_split, like_a_white, whites_alike)
+                    face_split, alike_in_frame, whites_alike)
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .rim import rim_crossings
@@ -289,8 +289,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
 
     faces: list[FaceReading | None] = [classify_face(view, c.x, c.y, face_r(c), face_rule)
                                        if c.kind in FLAT_KINDS else None for c in cands]
-    # a face of the colour of a white face beside it (the same light) is white
-    faces = like_a_white(faces)
+    # an undecided face of the colour of a decided face beside it (the same light) is that colour
+    faces = alike_in_frame(faces)
     if not tokenish:
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
     if objects:

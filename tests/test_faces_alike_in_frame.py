@@ -1,18 +1,20 @@
-"""vision.faces.like_a_white: an undecided face of the colour of a white face of its frame is white.
+"""vision.faces.alike_in_frame: an undecided face of the colour of a decided face of its frame takes that colour.
 
 Warm light tints white faces yellow; on a gold, pale-blue or black glaze some
 pass ``WHITE_MAX_CHROMA`` and are undecided, while others of the same frame
 (less tinted, or less lit) stay inside it and read white.  One frame cannot
 show whether the light or a thing is yellow, but a white token beside it
-can: a face within ``WHITE_LIKE_MAX_DELTA_E`` (and a* within
-``WHITE_LIKE_MAX_DELTA_A``) of a white face of its frame is white.  A yellow
-thing unlike the frame's whites, a dark face, or a red one stays as it was.
+can.  Likewise a dim red face just outside a red bound beside a red face
+read as red.  A face within ``ALIKE_MAX_DELTA_E`` (and a* within
+``ALIKE_MAX_DELTA_A``) of the decided faces of one colour takes that colour.
+A yellow thing unlike the frame's whites, a dark face (for white), or a face
+like both colours stays undecided.
 
-Checklist: known values (the bounds, the lightness bounds, red faces and
-faces read as decided left alone, no white in the frame, None entries kept
-in place, no chain through a face just made white), and real pixels
-(synthesized warm-lit scenes: the right outcome, and abstention with the
-rule off; labels are how the scenes were made).
+Checklist: known values (the bounds, the lightness bounds, decided faces
+left alone, no decided face in the frame, a face like both colours, None
+entries kept in place, no chain through a face just decided, the input not
+changed), and real pixels (synthesized scenes: the right outcome, and
+abstention with the rule off; labels are how the scenes were made).
 """
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import pytest
 
 import vision.faces as faces
 import vision.reader as reader
-from vision.faces import FaceReading, like_a_white
+from vision.faces import FaceReading, alike_in_frame
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -38,7 +40,7 @@ WHITE = face("white", (86.0, 8.0, 20.0), p_red=0.02)
 
 def test_a_face_like_the_white_becomes_white():
     # warm-lit whites of scene 150652 measured 1.3-4.3 Lab units apart
-    got = like_a_white([WHITE, face("unknown", (85.0, 10.0, 23.0)), face("red", (50.0, 45.0, 30.0), p_red=0.99)])
+    got = alike_in_frame([WHITE, face("unknown", (85.0, 10.0, 23.0)), face("red", (50.0, 45.0, 30.0), p_red=0.99)])
     assert [f.face for f in got] == ["white", "white", "red"]
     assert got[1].p_red == WHITE.p_red
     assert got[1].margin == pytest.approx(min(8.0 - math.dist((85, 10, 23), (86, 8, 20)), 4.0 - 2.0))
@@ -54,7 +56,7 @@ def test_a_face_like_the_white_becomes_white():
     ((80.0, 23.0, 14.0), False),                # a washed-out red: a* 15 from the white
 ])
 def test_the_bounds(lab, turns_white):
-    got = like_a_white([WHITE, face("unknown", lab)])[1]
+    got = alike_in_frame([WHITE, face("unknown", lab)])[1]
     assert (got.face == "white") is turns_white, got
 
 
@@ -62,15 +64,38 @@ def test_the_lightness_bounds_still_hold():
     dark_by_plate = face("unknown", (86.0, 8.0, 21.0), delta_l=faces.WHITE_MIN_DELTA_L - 1.0)
     dark_itself = face("unknown", (faces.WHITE_MIN_L - 1.0, 8.0, 20.0))
     white_dark = face("white", (faces.WHITE_MIN_L + 2.0, 8.0, 20.0))
-    assert like_a_white([WHITE, dark_by_plate])[1].face == "unknown"
-    assert like_a_white([white_dark, dark_itself])[1].face == "unknown"
+    assert alike_in_frame([WHITE, dark_by_plate])[1].face == "unknown"
+    assert alike_in_frame([white_dark, dark_itself])[1].face == "unknown"
+
+
+RED = face("red", (50.0, 20.0, 8.0), delta_l=-30.0, p_red=0.97)
+
+
+def test_a_face_like_a_red_becomes_red():
+    """A dim red just outside a bound (scene 152041: 0.8 Lab units from a red of its frame)."""
+    got = alike_in_frame([RED, face("unknown", (51.0, 19.0, 8.5), delta_l=-29.0), WHITE])
+    assert [f.face for f in got] == ["red", "red", "white"]
+    assert got[1].p_red == RED.p_red
+
+
+def test_the_white_lightness_bounds_do_not_apply_to_red():
+    dark = face("unknown", (46.0, 21.0, 7.0), delta_l=faces.WHITE_MIN_DELTA_L - 5.0)
+    assert alike_in_frame([RED, dark])[1].face == "red"
+
+
+def test_a_face_like_both_colours_stays_undecided():
+    """A white and a red of one frame 10 apart (never seen: true ones are 39 or more apart)."""
+    white = face("white", (60.0, 12.0, 8.0))
+    red = face("red", (60.0, 20.0, 14.0), p_red=0.9)
+    middle = face("unknown", (60.0, 16.0, 11.0))
+    assert alike_in_frame([white, red, middle])[2].face == "unknown"
 
 
 def test_nothing_to_compare():
     undecided = face("unknown", (85.0, 10.0, 23.0))
-    assert like_a_white([undecided, face("red", (50.0, 45.0, 30.0))])[0].face == "unknown"
-    assert like_a_white([]) == []
-    got = like_a_white([None, WHITE, None, face("unknown", (85.0, 10.0, 23.0))])
+    assert alike_in_frame([undecided, face("red", (50.0, 45.0, 30.0))])[0].face == "unknown"
+    assert alike_in_frame([]) == []
+    got = alike_in_frame([None, WHITE, None, face("unknown", (85.0, 10.0, 23.0))])
     assert got[0] is None and got[2] is None and got[3].face == "white"
 
 
@@ -79,21 +104,24 @@ def test_no_chain_through_a_face_just_made_white():
     the white, c 6 from b but 12 from the white, so c stays undecided."""
     b = face("unknown", (86.0, 8.0, 26.0))
     c = face("unknown", (86.0, 8.0, 32.0))
-    got = like_a_white([WHITE, b, c])
+    got = alike_in_frame([WHITE, b, c])
     assert [f.face for f in got] == ["white", "white", "unknown"]
 
 
 def test_the_input_is_not_changed():
     readings = [WHITE, face("unknown", (85.0, 10.0, 23.0))]
-    like_a_white(readings)
+    alike_in_frame(readings)
     assert readings[1].face == "unknown"
 
 
-@pytest.mark.parametrize("seed", [150040, 150185, 150652, 151439])
-def test_warm_lit_scenes_read_right(monkeypatch, seed):
-    """Real pixels (640x480, forced four flat tokens, warm light): the right
-    outcome, every token its true face; with the rule off the frame
-    abstains on undecided faces."""
+@pytest.mark.parametrize("seed", [
+    150040, 150185, 150652, 151439,  # warm-lit white faces beyond the chroma bound
+    150067, 150944, 151342,          # dim dark-red faces just outside a red bound
+])
+def test_scenes_read_right(monkeypatch, seed):
+    """Real pixels (640x480, forced four flat tokens): the right outcome,
+    every token its true face; with the rule off the frame abstains on
+    undecided faces."""
     scene = render_scene(seed, "outcome", size=(640, 480))
     reading = read_frame(scene.image)
     assert reading.verdict == "outcome", reading.reason
@@ -103,6 +131,6 @@ def test_warm_lit_scenes_read_right(monkeypatch, seed):
         nearest = min(truth, key=lambda t: math.hypot(t["x"] - tok.x, t["y"] - tok.y))
         assert math.hypot(nearest["x"] - tok.x, nearest["y"] - tok.y) < nearest["radius"]
         assert tok.face == nearest["face"], (tok, nearest)
-    monkeypatch.setattr(reader, "like_a_white", lambda readings: list(readings))
+    monkeypatch.setattr(reader, "alike_in_frame", lambda readings: list(readings))
     off = read_frame(scene.image)
     assert off.verdict == "uncertain" and "neither clearly red nor white" in off.reason, off.reason
