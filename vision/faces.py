@@ -362,6 +362,41 @@ def whites_alike(readings: list[FaceReading]) -> tuple[bool, float]:
     return spread <= WHITE_MAX_SPREAD_A, float(spread)
 
 
+#: White faces in one frame are alike in lightness too: when the faces read
+#: white spread in L* by more than this, both as measured and relative to the
+#: plate under each (Lab units), one of them is in a shadow or is one.  True
+#: white faces of 1,478 frames with two or more (forced four-token scenes
+#: 150000-152999 at 640x480) spread at most 11.4 (99th percentile 8.6); the
+#: shadow of a token on edge read as a white face beside a true white (fresh
+#: scene 183093, 640x480) spread 21.6 both ways.
+WHITE_MAX_SPREAD_L = 15.0
+
+
+def whites_alike_in_lightness(readings: list[FaceReading | None]) -> tuple[bool, float]:
+    """Whether the faces read white in one frame are alike in L*.
+
+    Parameters
+    ----------
+    readings : list of FaceReading or None
+        The frame's face readings (None entries are skipped).
+
+    Returns
+    -------
+    alike : bool
+        False when at least two faces read white and their L* spreads by more
+        than ``WHITE_MAX_SPREAD_L`` both as measured and relative to the plate.
+    spread : float
+        The smaller of the two spreads, Lab units (0 with fewer than two whites).
+    """
+    whites = [f for f in readings if f is not None and f.face == "white"]
+    if len(whites) < 2:
+        return True, 0.0
+    own = [f.l_star for f in whites]
+    rel = [f.delta_l for f in whites]
+    spread = min(max(own) - min(own), max(rel) - min(rel))
+    return spread <= WHITE_MAX_SPREAD_L, float(spread)
+
+
 #: An undecided face takes the colour of a face of the same frame decided by
 #: the rules above (same light, same exposure) when its median L*, a*, b*
 #: lie within this Lab distance of that face's ...

@@ -24,7 +24,7 @@ import numpy as np
 from .canonical import CanonicalView, make_canonical_view
 from .exposure import saturated_room
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
-                    face_split, alike_in_frame, whites_alike)
+                    face_split, alike_in_frame, whites_alike, whites_alike_in_lightness)
 from .io import to_bgr8
 from .plate import PlateFit, find_plate, not_cloth_mask
 from .rim import rim_crossings
@@ -367,6 +367,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if not alike:
         return ("uncertain", f"the white faces differ in colour (a* spread {spread:.1f}): a washed-out red "
                 f"may be among them, check by hand", cands, faces, 0.5)
+    alike, spread = whites_alike_in_lightness(margins)
+    if not alike:
+        return ("uncertain", f"the white faces differ in lightness (L* spread {spread:.1f}): one may be a shadow "
+                f"or lie in one, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
     faint_nearest = min((d for d, faint in pairs if faint), default=math.inf)
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
