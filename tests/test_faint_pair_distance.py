@@ -69,3 +69,12 @@ def test_raised_face_displaced_by_the_tilt_is_not_read():
     scene = render_scene(193362, size=(1280, 720))
     assert scene.label["kind"] == "overlap"
     assert read_frame(scene.image).verdict != "outcome"
+
+
+@pytest.mark.xfail(strict=True, reason="known gap, the same class: a red token on another red one, camera tilted "
+                   "32 deg, the labels' face centres 1.96 radii apart in the plate-top view; their one blob split "
+                   "at 1.86; natural mix at 1280x720, 1 in 1,500 (203000-204499)")
+def test_raised_red_face_on_a_red_one_is_not_read():
+    scene = render_scene(203832, size=(1280, 720))
+    assert scene.label["kind"] == "overlap"
+    assert read_frame(scene.image).verdict != "outcome"
