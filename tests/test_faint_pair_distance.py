@@ -12,8 +12,7 @@ Checklist: real pixels on both sides (two overlaps, one with the faint face
 under a clear red one and one with it on top; a touching pair with a faint
 face a little further apart, still read), and the rule shown to be what
 stops the overlaps.  Where both faces are clear blobs in one blob, split as
-two touching faces, the class stays open (a strict xfail, so that closing it
-shows).
+two touching faces, see tests/test_pair_neck.py.
 """
 from __future__ import annotations
 
@@ -50,31 +49,3 @@ def test_faint_face_touching_another_a_little_further_is_read(monkeypatch):
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 2.2)
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "2.13 token radii apart" in got.reason, got.reason
-
-
-@pytest.mark.xfail(strict=True, reason="known gap: a white face on a red one (true centres 1.69 radii apart, "
-                   "7 % of the red hidden), both clear, in one blob that split_pair divides as two touching "
-                   "faces 1.87 apart; 1 in 2,000 forced overlaps at 1280x720")
-def test_clear_face_overlapping_another_in_one_blob_is_not_read():
-    scene = render_scene(161528, "overlap", size=(1280, 720))
-    assert scene.label["verdict"] == "rearrange"
-    assert read_frame(scene.image).verdict != "outcome"
-
-
-@pytest.mark.xfail(strict=True, reason="known gap, the same class: a red token resting on another red one, camera "
-                   "tilted 40 deg; the raised face is displaced by the parallax, so in the plate-top view the two "
-                   "faces lie 2.08 radii apart (as touching faces do) and split_pair divides their one blob at "
-                   "1.93; natural mix at 1280x720, 1 in 1,500 (193000-194499)")
-def test_raised_face_displaced_by_the_tilt_is_not_read():
-    scene = render_scene(193362, size=(1280, 720))
-    assert scene.label["kind"] == "overlap"
-    assert read_frame(scene.image).verdict != "outcome"
-
-
-@pytest.mark.xfail(strict=True, reason="known gap, the same class: a red token on another red one, camera tilted "
-                   "32 deg, the labels' face centres 1.96 radii apart in the plate-top view; their one blob split "
-                   "at 1.86; natural mix at 1280x720, 1 in 1,500 (203000-204499)")
-def test_raised_red_face_on_a_red_one_is_not_read():
-    scene = render_scene(203832, size=(1280, 720))
-    assert scene.label["kind"] == "overlap"
-    assert read_frame(scene.image).verdict != "outcome"
