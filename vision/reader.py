@@ -64,6 +64,16 @@ UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
 #: beside another is found 1.8-2.0 apart too): 10 of 3,000 natural scenes
 #: at 640x480 (155000-157999), all touching.
 FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
+#: A face read white but found only faintly (by the disc filter or by its
+#: outline, not as a clear blob) that is at least this much darker than the
+#: plate (L*), and darker by more than its chroma, stops an outcome: the shadow
+#: of a token on edge falls beside it as a round patch about a face's size,
+#: and was read as the frame's white face (fresh scenes 202861, 206238,
+#: 193949: 12.5, 14 and 15 L darker, chroma 5.8-8.6; 183093: 18).  True white
+#: faces found faintly: 1 of 1,442 that dark, a grey white on white porcelain
+#: 12.8 L darker (forced four flat tokens 150000-151499 at 640x480), so the
+#: bound costs about one such frame in 1,500.
+FAINT_WHITE_MAX_DARK_L = 12.0
 #: An outcome needs no region of the well at the sensor's ceiling, away from
 #: the tokens found, holding a disc of this many token radii: a white token
 #: there would not show (:mod:`vision.exposure`).  Less than a whole face: a
@@ -362,6 +372,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         each = "; ".join(f"a* {f.delta_a:+.1f} and L* {f.delta_l:+.1f} from the plate, chroma {f.chroma:.1f}"
                          for f in undecided)
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white ({each})", cands, faces, 0.5)
+    # A white face found only faintly, much darker than the plate and without colour of its own, may be a shadow.
+    shadowy = [f.delta_l for c, f in zip(cands, faces) if f is not None and f.face == "white"
+               and c.found_by != "blob" and f.delta_l <= -FAINT_WHITE_MAX_DARK_L and -f.delta_l >= f.chroma]
+    if shadowy:
+        return ("uncertain", f"a faint white face {-min(shadowy):.0f} L darker than the plate and colourless: a "
+                f"shadow (of a token on edge?) or a grey face, check by hand", cands, faces, 0.5)
     margins = [f for f in faces if f is not None]
     alike, spread = whites_alike(margins)
     if not alike:
