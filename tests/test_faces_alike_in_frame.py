@@ -28,6 +28,8 @@ from vision.faces import FaceReading, alike_in_frame
 from vision.reader import read_frame
 from vision.synth import render_scene
 
+from scene_truth import assert_tokens_are_their_true_faces
+
 
 def face(name: str, lab: tuple[float, float, float], delta_l: float = 5.0, p_red: float = 0.01) -> FaceReading:
     lightness, a, b = lab
@@ -126,11 +128,7 @@ def test_scenes_read_right(monkeypatch, seed):
     reading = read_frame(scene.image)
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == scene.label["red"]
-    truth = scene.label["tokens"]
-    for tok in reading.tokens:
-        nearest = min(truth, key=lambda t: math.hypot(t["x"] - tok.x, t["y"] - tok.y))
-        assert math.hypot(nearest["x"] - tok.x, nearest["y"] - tok.y) < nearest["radius"]
-        assert tok.face == nearest["face"], (tok, nearest)
+    assert_tokens_are_their_true_faces(reading, scene)
     monkeypatch.setattr(reader, "alike_in_frame", lambda readings: list(readings))
     off = read_frame(scene.image)
     assert off.verdict == "uncertain" and "neither clearly red nor white" in off.reason, off.reason

@@ -16,14 +16,14 @@ gradient still read).
 """
 from __future__ import annotations
 
-import math
-
 import pytest
 
 from vision import faces
 from vision.faces import FaceReading, whites_alike_in_lightness
 from vision.reader import read_frame
 from vision.synth import render_scene
+
+from scene_truth import assert_tokens_are_their_true_faces
 
 
 def white(l_star: float, delta_l: float) -> FaceReading:
@@ -64,9 +64,6 @@ def test_true_whites_under_uneven_light_still_read(seed):
     reading = read_frame(scene.image)
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == scene.label["red"]
-    truth = scene.label["tokens"]
-    for tok in reading.tokens:
-        nearest = min(truth, key=lambda t: math.hypot(t["x"] - tok.x, t["y"] - tok.y))
-        assert tok.face == nearest["face"], (tok, nearest)
+    assert_tokens_are_their_true_faces(reading, scene)
     whites = [t for t in reading.tokens if t.face == "white"]
     assert len(whites) >= 2

@@ -353,13 +353,19 @@ def whites_alike(readings: list[FaceReading]) -> tuple[bool, float]:
     spread : float
         The smaller of the two spreads, Lab units (0 with fewer than two whites).
     """
-    whites = [f for f in readings if f.face == "white"]
-    if len(whites) < 2:
-        return True, 0.0
-    own = [f.a_star for f in whites]
-    rel = [f.a_star - f.plate_a_star for f in whites]
-    spread = min(max(own) - min(own), max(rel) - min(rel))
-    return spread <= WHITE_MAX_SPREAD_A, float(spread)
+    spread = _white_spread(readings, [(f.a_star, f.a_star - f.plate_a_star) for f in readings])
+    return spread <= WHITE_MAX_SPREAD_A, spread
+
+
+def _white_spread(readings: list[FaceReading | None], values: list[tuple[float, float]]) -> float:
+    """The smaller of the two spreads (max - min) of ``values`` (as measured,
+    relative to the plate; one pair per reading) over the faces read white;
+    0 with fewer than two whites.  None readings are skipped."""
+    pairs = [v for f, v in zip(readings, values) if f is not None and f.face == "white"]
+    if len(pairs) < 2:
+        return 0.0
+    own, rel = zip(*pairs)
+    return float(min(max(own) - min(own), max(rel) - min(rel)))
 
 
 #: White faces in one frame are alike in lightness too: when the faces read
@@ -388,13 +394,8 @@ def whites_alike_in_lightness(readings: list[FaceReading | None]) -> tuple[bool,
     spread : float
         The smaller of the two spreads, Lab units (0 with fewer than two whites).
     """
-    whites = [f for f in readings if f is not None and f.face == "white"]
-    if len(whites) < 2:
-        return True, 0.0
-    own = [f.l_star for f in whites]
-    rel = [f.delta_l for f in whites]
-    spread = min(max(own) - min(own), max(rel) - min(rel))
-    return spread <= WHITE_MAX_SPREAD_L, float(spread)
+    spread = _white_spread(readings, [(0.0, 0.0) if f is None else (f.l_star, f.delta_l) for f in readings])
+    return spread <= WHITE_MAX_SPREAD_L, spread
 
 
 #: An undecided face takes the colour of a face of the same frame decided by
