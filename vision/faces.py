@@ -13,6 +13,7 @@ Between the two thresholds lies an undecided band: a face there is
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -353,15 +354,16 @@ def whites_alike(readings: list[FaceReading]) -> tuple[bool, float]:
     spread : float
         The smaller of the two spreads, Lab units (0 with fewer than two whites).
     """
-    spread = _white_spread(readings, [(f.a_star, f.a_star - f.plate_a_star) for f in readings])
+    spread = _white_spread(readings, lambda f: (f.a_star, f.a_star - f.plate_a_star))
     return spread <= WHITE_MAX_SPREAD_A, spread
 
 
-def _white_spread(readings: list[FaceReading | None], values: list[tuple[float, float]]) -> float:
-    """The smaller of the two spreads (max - min) of ``values`` (as measured,
-    relative to the plate; one pair per reading) over the faces read white;
-    0 with fewer than two whites.  None readings are skipped."""
-    pairs = [v for f, v in zip(readings, values) if f is not None and f.face == "white"]
+def _white_spread(readings: list[FaceReading | None],
+                  values: Callable[[FaceReading], tuple[float, float]]) -> float:
+    """The smaller of the two spreads (max - min) of ``values(face)`` (as
+    measured, relative to the plate) over the faces read white; 0 with fewer
+    than two whites.  None readings are skipped."""
+    pairs = [values(f) for f in readings if f is not None and f.face == "white"]
     if len(pairs) < 2:
         return 0.0
     own, rel = zip(*pairs)
@@ -394,7 +396,7 @@ def whites_alike_in_lightness(readings: list[FaceReading | None]) -> tuple[bool,
     spread : float
         The smaller of the two spreads, Lab units (0 with fewer than two whites).
     """
-    spread = _white_spread(readings, [(0.0, 0.0) if f is None else (f.l_star, f.delta_l) for f in readings])
+    spread = _white_spread(readings, lambda f: (f.l_star, f.delta_l))
     return spread <= WHITE_MAX_SPREAD_L, spread
 
 
