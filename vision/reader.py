@@ -31,7 +31,7 @@ from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, TOKENS_PER_ROUND, Candidate,
-                     TokenSearch, blob_threshold, find_tokens)
+                     TokenSearch, _dark_not_coloured, blob_threshold, find_tokens)
 from .types import Reading, TokenReading
 
 #: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
@@ -373,8 +373,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                          for f in undecided)
         return ("uncertain", f"{len(undecided)} face(s) neither clearly red nor white ({each})", cands, faces, 0.5)
     # A white face found only faintly, much darker than the plate and without colour of its own, may be a shadow.
+    # (the face's chroma from the plate stands for its (a*, b*) difference: hypot(chroma, 0) is chroma)
     shadowy = [f.delta_l for c, f in zip(cands, faces) if f is not None and f.face == "white"
-               and c.found_by != "blob" and f.delta_l <= -FAINT_WHITE_MAX_DARK_L and -f.delta_l >= f.chroma]
+               and c.found_by != "blob" and _dark_not_coloured((f.delta_l, f.chroma, 0.0), FAINT_WHITE_MAX_DARK_L)]
     if shadowy:
         return ("uncertain", f"a faint white face {-min(shadowy):.0f} L darker than the plate and colourless: a "
                 f"shadow (of a token on edge?) or a grey face, check by hand", cands, faces, 0.5)
