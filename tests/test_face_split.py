@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import reader
+from vision import reader, tokens
 from vision.canonical import make_canonical_view
 from vision.faces import FACE_SAMPLE_FRAC, face_split
 from vision.reader import read_frame
@@ -83,6 +83,9 @@ def test_bad_radius(radius):
 def test_covered_or_standing_face_is_not_read(seed, kind, size, monkeypatch):
     scene = render_scene(seed, size=size)
     assert scene.label["kind"] == kind
+    # (45806's hand, redder than the faces and the gold glaze, is also a
+    # suspect of the other colour, which stops it first; that rule is off here)
+    monkeypatch.setattr(tokens, "OTHER_COLOUR_SUSPECT_MIN_CONTRAST", float("inf"))
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "not one colour" in got.reason, got.reason
     # the rule is what stops it: without it (and the later faint-pair

@@ -121,6 +121,16 @@ SUSPECT_MIN_CORE_SHARE = 0.3
 #: at least this contrast (Lab units) stands even when its region is not
 #: token-like (see find_tokens).
 ROUND_SUSPECT_MIN_CONTRAST = 6.0
+#: ... and so does one of at least this contrast whose core is redder than
+#: every candidate's (a face of the other colour; see ``_other_colour``).
+OTHER_COLOUR_SUSPECT_MIN_CONTRAST = ROUND_SUSPECT_MIN_CONTRAST
+#: ... and at least this much redder than the plate (a*; the face stage's
+#: bound for a dark red face, ``faces.DARK_RED_MIN_DELTA_A``): next to white
+#: faces that are greener than a warm-lit plate (a* 20 below it on orange-lit
+#: lacquer), the plate's own highlights are redder than the faces too (forced
+#: four flat tokens 150127: a* 1 and 5.5 above the plate; the red face of
+#: 216943: 11-12).
+OTHER_COLOUR_SUSPECT_MIN_DELTA_A = 8.0
 #: Tokens in a round: an outcome needs exactly this many flat faces.
 TOKENS_PER_ROUND = 4
 #: A blob that is a thin arc along the rim (the rim's glaze, a highlight or
@@ -1837,10 +1847,32 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         room = LIGHTNESS_CEILING_L - float(view.background[yi, xi, 0])
         return max(suspect_min, suspect_rel * min(faintest, room))
 
+    counted_means: list[np.ndarray] | None = None
+
+    def other_colour_face(x: float, y: float, c: float) -> bool:
+        """A find of at least ``OTHER_COLOUR_SUSPECT_MIN_CONTRAST`` whose core is
+        redder than every candidate's by ``RED_AMONG_FAINT_MIN_DELTA_A``
+        (:func:`_other_colour`) and redder than the plate by
+        ``OTHER_COLOUR_SUSPECT_MIN_DELTA_A``: a red face among faces of the
+        other colour, whatever the shape of its region.  On a plate whose shading runs the way that
+        face differs from it (warm light on dark lacquer), the region leaks
+        into the shading and is not token-like (fresh scene 216943 at 640x480:
+        a fifth, red face 23 Lab from the plate, its region 2.6 face areas)."""
+        nonlocal counted_means
+        if c < OTHER_COLOUR_SUSPECT_MIN_CONTRAST or not cands:
+            return False
+        core = _mean_residual(bare_residual, x, y, DISC_FACE_FRAC * token_r)
+        if float(core[1]) < OTHER_COLOUR_SUSPECT_MIN_DELTA_A:
+            return False
+        if counted_means is None:
+            counted_means = [_mean_residual(view.residual, k.x, k.y, DISC_FACE_FRAC * token_r) for k in cands]
+        return _other_colour(core, counted_means)
+
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= (f := floor_at(x, y))
                 and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
-                and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r))
+                and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r)
+                     or other_colour_face(x, y, c))
                 and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))
                 and _stands_clear(bare_residual, x, y, token_r, cands, f)]
     suspects.extend(overlapping)

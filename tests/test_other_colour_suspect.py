@@ -1,0 +1,55 @@
+"""vision.tokens.find_tokens: a strong find redder than every face counted stops an outcome whatever its region.
+
+Fresh scene 216943 (natural mix, 640x480): five tokens on black lacquer under
+2,800 K light, a stop over-exposed.  Four white faces were found (faintly: the
+lacquer's shading raised the blob threshold to 63 Lab units) and the fifth, a
+red face 23 Lab units from the plate, was only a suspect: its disc-filter peak
+sat off its centre beside the well's wall (6 of 8 sectors), and the region
+that differs from the plate the way it does ran into the wall's warm shading
+(2.6 face areas), so the suspect was dropped as not token-like and the four
+whites were read as an outcome of 0 red.  A suspect of at least
+``OTHER_COLOUR_SUSPECT_MIN_CONTRAST`` whose core is at least
+``RED_AMONG_FAINT_MIN_DELTA_A`` redder than every candidate's now stands
+whatever its region.
+
+Checklist: real pixels (the scene, and that without the rule it was a wrong
+outcome), and the rule's reach (four faint white faces and nothing redder
+are read as before).
+"""
+from __future__ import annotations
+
+import math
+
+from vision import tokens
+from vision.reader import read_frame, search_tokens
+from vision.canonical import make_canonical_view
+from vision.plate import find_plate
+from vision.synth import render_scene
+
+
+def test_a_fifth_red_face_whose_region_leaks_into_the_shading_stops_the_outcome(monkeypatch):
+    scene = render_scene(216943, size=(640, 480))
+    assert scene.label["kind"] == "five_tokens" and scene.label["verdict"] == "reshake"
+    assert sorted(t["face"] for t in scene.label["tokens"]) == ["red"] + ["white"] * 4
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason
+    # the suspect is the red face: within a token radius of its labelled centre
+    view = make_canonical_view(scene.image, find_plate(scene.image).ellipse)
+    flat, search = search_tokens(view)
+    red = next(t for t in scene.label["tokens"] if t["face"] == "red")
+    p = view.to_canonical @ [red["x"], red["y"], 1.0]
+    rx, ry = p[0] / p[2], p[1] / p[2]
+    assert any(math.hypot(x - rx, y - ry) < search.token_radius_px for x, y, _ in search.suspects)
+    assert [c.kind for c in search.candidates] == ["faint"] * 4
+    # the rule is what stops it: without it, four whites read as an outcome of 0 red
+    monkeypatch.setattr(tokens, "OTHER_COLOUR_SUSPECT_MIN_CONTRAST", math.inf)
+    wrong = read_frame(scene.image)
+    assert (wrong.verdict, wrong.red) == ("outcome", 0)
+
+
+def test_four_faint_whites_alone_are_still_read():
+    """Four white faces found faintly and nothing redder on the plate (forced
+    four flat tokens 150001, cream plate): read as before, 0 red."""
+    scene = render_scene(150001, "outcome", size=(640, 480))
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
