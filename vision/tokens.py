@@ -712,6 +712,78 @@ def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, 
             for k in (0, 1)]
 
 
+def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
+                           ) -> list[tuple[tuple[float, float], float, float]] | None:
+    """Two round faces inside one blob, seen by cutting it at half its own contrast.
+
+    Parameters
+    ----------
+    region : ndarray, bool, (S, S)
+        The blob's pixels.
+    delta_e : ndarray, float32, (S, S), Lab units
+        Colour difference from the plate model.
+    radius_px : float
+        The frame's token radius (measured at half the faces' contrast),
+        canonical pixels (> 0).
+
+    Returns
+    -------
+    ``[((x, y), area_px, axis_ratio), ...]`` (two items, in pixels of the
+    cut) when the blob's pixels above half its peak (90th percentile) form
+    exactly two regions of ``HALF_CONTRAST_FACE_AREA`` faces (smaller ones
+    under ``SPECK_MAX_AREA`` ignored), each round and solid, at least
+    ``TOUCHING_MIN_DIST_RADII`` apart, joined in the blob by a waist under
+    ``PAIR_MAX_NECK_RADII`` (:func:`pair_neck_width`), and every pixel of the
+    blob lies within ``HALF_CONTRAST_MAX_REACH_RADII`` of them; None
+    otherwise.
+    """
+    if region.shape != delta_e.shape:
+        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    rows = np.flatnonzero(region.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(region.any(axis=0))
+    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
+    y0, x0 = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
+    y1, x1 = min(region.shape[0], int(rows[-1]) + pad + 1), min(region.shape[1], int(cols[-1]) + pad + 1)
+    blob = region[y0:y1, x0:x1]
+    de = delta_e[y0:y1, x0:x1]
+    peak = float(np.percentile(de[blob], 90))
+    core = (blob & (de > 0.5 * peak)).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
+    face_area = math.pi * radius_px ** 2
+    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
+    if len(parts) != 2:
+        return None
+    faces = []
+    kept = np.zeros(core.shape, np.uint8)
+    for k in parts:
+        area = float(stats[k, cv2.CC_STAT_AREA])
+        part = (labels == k).astype(np.uint8)
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        hull_area = cv2.contourArea(cv2.convexHull(max(contours, key=cv2.contourArea)))
+        rr, cc = np.nonzero(part)
+        ratio = _axis_ratio(np.column_stack([cc, rr]))
+        if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
+                and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
+                and hull_area > 0 and area / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+            return None
+        kept |= part
+        faces.append(((float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio))
+    (ax, ay), (bx, by) = faces[0][0], faces[1][0]
+    if math.hypot(ax - bx, ay - by) < TOUCHING_MIN_DIST_RADII * radius_px:
+        return None
+    # every pixel of the blob near the two faces: the rest is their edge
+    away = cv2.distanceTransform(1 - kept, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
+        return None
+    if pair_neck_width(region, faces[0][0], faces[1][0], radius_px) >= PAIR_MAX_NECK_RADII:
+        return None
+    return faces
+
+
 #: Two faces split from one blob as touching (:func:`split_pair`) whose waist
 #: (:func:`pair_neck_width`) is at least this many token radii wide are one
 #: partly on the other.  Touching faces meet at a point, their waist widened
@@ -722,6 +794,26 @@ def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, 
 #: measured 1.62-1.80 (161528, 193362, 203832: wrong outcomes, split at
 #: 1.86-1.93 radii).
 PAIR_MAX_NECK_RADII = 1.55
+#: Two strong faces a little apart can be one blob at the blob threshold, far
+#: below their own contrast: their blurred edges, shadows or side walls join
+#: them, and the blob is too large for :func:`split_pair` (halves of 1.4-2.5
+#: face areas) or longer than an object's bound.  Cut at half the blob's own
+#: peak (as the token radius is measured, :func:`half_max_radius`), such a
+#: blob is two round faces (:func:`faces_at_half_contrast`): each
+#: ``HALF_CONTRAST_FACE_AREA`` face areas (one face measured so: 0.88-1.27 on
+#: forced four flat tokens 150000-151499 at 640x480), at least
+#: ``HALF_CONTRAST_MIN_AXIS_RATIO`` round and ``HALF_CONTRAST_MIN_SOLIDITY``
+#: solid, ``TOUCHING_MIN_DIST_RADII`` or more apart, joined by a waist under
+#: ``PAIR_MAX_NECK_RADII``, with every pixel of the blob within
+#: ``HALF_CONTRAST_MAX_REACH_RADII`` token radii of them (the rest is their
+#: edge, not a third face or a face partly under one).  A face resting on
+#: another stays one region at half its contrast (the top face covers their
+#: overlap) or leaves a crescent that is not round (forced overlaps
+#: 211500-212499: none of 510 such blobs passed).
+HALF_CONTRAST_FACE_AREA = (0.75, 1.3)
+HALF_CONTRAST_MIN_AXIS_RATIO = 0.85
+HALF_CONTRAST_MIN_SOLIDITY = 0.9
+HALF_CONTRAST_MAX_REACH_RADII = 0.5
 #: Where :func:`pair_neck_width` looks for a pair's narrowest waist: from this
 #: fraction of the way between the two centres to one minus it, at this many
 #: places; and the step along each cross-line, pixels.
@@ -1081,10 +1173,15 @@ def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float, open
 
 
 def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: float, cands: list[Candidate],
-                   suspects: list[tuple[float, float, float]], weak: list["_Blob"]) -> None:
+                   suspects: list[tuple[float, float, float]], weak: list["_Blob"],
+                   delta_e: np.ndarray | None = None) -> None:
     """Append the candidate(s) one blob stands for, by its shape against one
     face of radius ``token_r``; or note it as a suspect speck, or as a weak
-    (pale, fragmentary) blob for the disc filter; or drop it (glare)."""
+    (pale, fragmentary) blob for the disc filter; or drop it (glare).
+    ``delta_e`` (the view's, Lab units): where given, a strong blob too large
+    for one face or a pair is also tried as two faces cut at half its
+    contrast (:func:`faces_at_half_contrast`; given only at a token size
+    measured on clear discs)."""
     rel_area = b.area / face_area
     common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
     bar_shape = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
@@ -1113,6 +1210,12 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
             # Two faces side by side, as far apart as touching faces are.
             for (px, py), area, ratio in pair:
                 cands.append(Candidate(px, py, token_r, "disc", area, **dict(common, axis_ratio=ratio)))
+    elif (delta_e is not None and b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold
+          and (rel_area > 3.0 or b.major > 4.5 * token_r or rel_area > DISC_AREA_RANGE[1])
+          and (two := faces_at_half_contrast(b.mask, delta_e, token_r)) is not None):
+        # two strong faces a little apart, joined by their blurred edges or shadows
+        for (px, py), area, ratio in two:
+            cands.append(Candidate(px, py, token_r, "disc", area, **dict(common, axis_ratio=ratio)))
     elif rel_area > 3.0 or b.major > 4.5 * token_r:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
     elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
@@ -1679,7 +1782,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             walls.append(b)
             continue
         n_before = len(cands)
-        _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak)
+        _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak,
+                       view.delta_e if radius_source == "discs" else None)
         if len(cands) > n_before:
             used.add(id(b))
     cands = _slivers_beside_faces(cands, token_r)
