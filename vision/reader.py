@@ -42,6 +42,22 @@ RIM_TOKEN_REACH_RADII = 1.6
 #: An outcome needs every flat face this round (minor / major axis in the
 #: canonical view; a flat face is a circle, a 12 deg tilt gives 0.98).
 OUTCOME_MIN_AXIS_RATIO = FLAT_FACE_MIN_AXIS_RATIO
+#: ... unless the camera, not the token, drew the face out: a blur along one
+#: direction (motion, or a slanted view stretched back to the plate's top,
+#: which stretches the lens blur with it) draws every face of the frame out
+#: the same way.  A face less round than ``OUTCOME_MIN_AXIS_RATIO`` passes when
+#: it is a blob at least ``SHARED_ELONGATION_MIN_AXIS_RATIO`` round and at
+#: least ``SHARED_ELONGATION_MIN_FACES`` blob faces of the frame (it among
+#: them), each less round than ``SHARED_ELONGATION_MAX_AXIS_RATIO``, point
+#: within ``SHARED_ELONGATION_MAX_ANGLE_DEG`` of their common direction (forced
+#: four flat tokens 150000-151499 at 640x480: of 32 frames stopped by one
+#: face's shape, 10 had three or four faces drawn out alike, 0.81-0.89, within
+#: 11 deg).  A token tilted on another is drawn out its own way, and the face
+#: under it is seen partly hidden first.
+SHARED_ELONGATION_MIN_AXIS_RATIO = 0.78
+SHARED_ELONGATION_MAX_AXIS_RATIO = 0.92
+SHARED_ELONGATION_MIN_FACES = 3
+SHARED_ELONGATION_MAX_ANGLE_DEG = 15.0
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: When no clear face gave the token size (``TokenSearch.radius_source`` is
@@ -356,7 +372,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"clear face: check that they do not overlap", cands, faces, 0.5)
     # A face's shape must be decisive too: a blob near the disc/upright
     # boundary flips with resampling, so the reader abstains on it.
-    misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO]
+    misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO and not drawn_out_alike(c, flat)]
     if misshapen:
         worst = min(c.axis_ratio for c in misshapen)
         return ("uncertain", f"{len(misshapen)} token(s) not clearly a flat face (axis ratio {worst:.2f}): "
@@ -400,6 +416,46 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def _angle_diff_deg(a: float, b: float) -> float:
+    """Difference of two axis directions, degrees in [0, 90]."""
+    return abs((a - b + 90.0) % 180.0 - 90.0)
+
+
+def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
+    """Whether a blob face less round than a flat face is drawn out the way
+    the frame's other faces are (see ``SHARED_ELONGATION_MIN_AXIS_RATIO``):
+    the camera's blur, not the token's tilt.
+
+    Parameters
+    ----------
+    face : Candidate
+        One of ``flat``.
+    flat : list of Candidate
+        The frame's flat faces.
+
+    Returns
+    -------
+    bool
+        True when ``face`` is a blob with a measured direction, at least
+        ``SHARED_ELONGATION_MIN_AXIS_RATIO`` round, and at least
+        ``SHARED_ELONGATION_MIN_FACES`` such blob faces under
+        ``SHARED_ELONGATION_MAX_AXIS_RATIO`` (``face`` among them) all lie
+        within ``SHARED_ELONGATION_MAX_ANGLE_DEG`` of their mean direction.
+    """
+    def drawn(c: Candidate) -> bool:
+        return (c.found_by == "blob" and not math.isnan(c.angle_deg)
+                and c.axis_ratio < SHARED_ELONGATION_MAX_AXIS_RATIO)
+    if not (drawn(face) and face.axis_ratio >= SHARED_ELONGATION_MIN_AXIS_RATIO):
+        return False
+    alike = [c for c in flat if drawn(c)]
+    if len(alike) < SHARED_ELONGATION_MIN_FACES:
+        return False
+    # mean of axis directions: average the doubled angles
+    doubled = [math.radians(2.0 * c.angle_deg) for c in alike]
+    mean = math.degrees(math.atan2(sum(map(math.sin, doubled)), sum(map(math.cos, doubled)))) / 2.0 % 180.0
+    return all(_angle_diff_deg(c.angle_deg, mean) <= SHARED_ELONGATION_MAX_ANGLE_DEG for c in alike)
 
 
 def is_colourless(frame: np.ndarray) -> bool:

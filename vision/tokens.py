@@ -399,6 +399,11 @@ class Candidate:
         Part of it lies beyond the plate's rim.
     found_by : str
         The detector that found it: ``blob``, ``disc_filter`` or ``outline``.
+    angle_deg : float
+        Direction of the blob's major axis, degrees in [0, 180) in the
+        canonical view (x to the right, y down); NaN where no blob's own
+        shape was measured (faint and outline finds, halves of a split blob,
+        a face measured again as a whole).
     """
 
     x: float
@@ -411,6 +416,7 @@ class Candidate:
     contrast: float
     crosses_rim: bool = False
     found_by: str = "blob"
+    angle_deg: float = math.nan
 
     KINDS = ("disc", "faint", "outline", "upright", "overlap", "partial", "object")
     DETECTORS = ("blob", "disc_filter", "outline")
@@ -423,6 +429,8 @@ class Candidate:
         if not (self.radius > 0 and math.isfinite(self.x) and math.isfinite(self.y)):
             raise ValueError(f"x, y, radius: expected finite values and radius > 0, got {self.x}, {self.y}, "
                              f"{self.radius}")
+        if not (math.isnan(self.angle_deg) or 0.0 <= self.angle_deg < 180.0):
+            raise ValueError(f"angle_deg: expected NaN or a value in [0, 180), got {self.angle_deg}")
 
 
 @dataclass(frozen=True)
@@ -1183,7 +1191,8 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     contrast (:func:`faces_at_half_contrast`; given only at a token size
     measured on clear discs)."""
     rel_area = b.area / face_area
-    common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim)
+    common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim,
+                  angle_deg=b.angle_deg)
     bar_shape = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
                  and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r)
     # A bar of low contrast is an upright token too when it is no speck and
@@ -1209,13 +1218,15 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
         else:
             # Two faces side by side, as far apart as touching faces are.
             for (px, py), area, ratio in pair:
-                cands.append(Candidate(px, py, token_r, "disc", area, **dict(common, axis_ratio=ratio)))
+                cands.append(Candidate(px, py, token_r, "disc", area,
+                                       **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
     elif (delta_e is not None and b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold
           and (rel_area > 3.0 or b.major > 4.5 * token_r or rel_area > DISC_AREA_RANGE[1])
           and (two := faces_at_half_contrast(b.mask, delta_e, token_r)) is not None):
         # two strong faces a little apart, joined by their blurred edges or shadows
         for (px, py), area, ratio in two:
-            cands.append(Candidate(px, py, token_r, "disc", area, **dict(common, axis_ratio=ratio)))
+            cands.append(Candidate(px, py, token_r, "disc", area,
+                                   **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
     elif rel_area > 3.0 or b.major > 4.5 * token_r:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
     elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
@@ -1490,8 +1501,9 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
             core = _mean_residual(residual, gx, gy, DISC_FACE_FRAC * token_r)
             if _dark_not_coloured(core, WHOLE_FACE_SHADOW_MIN_DARK_L):
                 return cand
-            return replace(cand, kind="disc", x=gx, y=gy, radius=token_r, area_px=area, axis_ratio=ratio)
-        return replace(cand, axis_ratio=ratio)
+            return replace(cand, kind="disc", x=gx, y=gy, radius=token_r, area_px=area, axis_ratio=ratio,
+                           angle_deg=math.nan)
+        return replace(cand, axis_ratio=ratio, angle_deg=math.nan)
     return cand
 
 
