@@ -269,6 +269,10 @@ DISC_MIN_AXIS_RATIO = 0.72
 DISC_MIN_SOLIDITY = 0.90
 #: Area of a single face relative to pi r^2 of the frame's token radius.
 DISC_AREA_RANGE = (0.6, 1.45)
+#: A blob larger than this many face areas, or longer than this many token
+#: radii, that is no pair of faces is an object (a stick, a hand, the bowl).
+OBJECT_MIN_AREA = 3.0
+OBJECT_MIN_LENGTH_RADII = 4.5
 #: A flat face is this round (minor / major) in the canonical view; the
 #: reader abstains on a face less round (a tilted or standing token).
 FLAT_FACE_MIN_AXIS_RATIO = 0.85
@@ -720,78 +724,6 @@ def split_pair(region: np.ndarray, radius_px: float) -> list[tuple[tuple[float, 
             for k in (0, 1)]
 
 
-def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
-                           ) -> list[tuple[tuple[float, float], float, float]] | None:
-    """Two round faces inside one blob, seen by cutting it at half its own contrast.
-
-    Parameters
-    ----------
-    region : ndarray, bool, (S, S)
-        The blob's pixels.
-    delta_e : ndarray, float32, (S, S), Lab units
-        Colour difference from the plate model.
-    radius_px : float
-        The frame's token radius (measured at half the faces' contrast),
-        canonical pixels (> 0).
-
-    Returns
-    -------
-    ``[((x, y), area_px, axis_ratio), ...]`` (two items, in pixels of the
-    cut) when the blob's pixels above half its peak (90th percentile) form
-    exactly two regions of ``HALF_CONTRAST_FACE_AREA`` faces (smaller ones
-    under ``SPECK_MAX_AREA`` ignored), each round and solid, at least
-    ``TOUCHING_MIN_DIST_RADII`` apart, joined in the blob by a waist under
-    ``PAIR_MAX_NECK_RADII`` (:func:`pair_neck_width`), and every pixel of the
-    blob lies within ``HALF_CONTRAST_MAX_REACH_RADII`` of them; None
-    otherwise.
-    """
-    if region.shape != delta_e.shape:
-        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
-    if not radius_px > 0:
-        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    rows = np.flatnonzero(region.any(axis=1))
-    if rows.size == 0:
-        return None
-    cols = np.flatnonzero(region.any(axis=0))
-    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
-    y0, x0 = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
-    y1, x1 = min(region.shape[0], int(rows[-1]) + pad + 1), min(region.shape[1], int(cols[-1]) + pad + 1)
-    blob = region[y0:y1, x0:x1]
-    de = delta_e[y0:y1, x0:x1]
-    peak = float(np.percentile(de[blob], 90))
-    core = (blob & (de > 0.5 * peak)).astype(np.uint8)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
-    face_area = math.pi * radius_px ** 2
-    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
-    if len(parts) != 2:
-        return None
-    faces = []
-    kept = np.zeros(core.shape, np.uint8)
-    for k in parts:
-        area = float(stats[k, cv2.CC_STAT_AREA])
-        part = (labels == k).astype(np.uint8)
-        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        hull_area = cv2.contourArea(cv2.convexHull(max(contours, key=cv2.contourArea)))
-        rr, cc = np.nonzero(part)
-        ratio = _axis_ratio(np.column_stack([cc, rr]))
-        if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
-                and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
-                and hull_area > 0 and area / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
-            return None
-        kept |= part
-        faces.append(((float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio))
-    (ax, ay), (bx, by) = faces[0][0], faces[1][0]
-    if math.hypot(ax - bx, ay - by) < TOUCHING_MIN_DIST_RADII * radius_px:
-        return None
-    # every pixel of the blob near the two faces: the rest is their edge
-    away = cv2.distanceTransform(1 - kept, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
-        return None
-    if pair_neck_width(region, faces[0][0], faces[1][0], radius_px) >= PAIR_MAX_NECK_RADII:
-        return None
-    return faces
-
-
 #: Two faces split from one blob as touching (:func:`split_pair`) whose waist
 #: (:func:`pair_neck_width`) is at least this many token radii wide are one
 #: partly on the other.  Touching faces meet at a point, their waist widened
@@ -879,6 +811,78 @@ def pair_neck_width(region: np.ndarray, c0: tuple[float, float], c1: tuple[float
             run += (int(np.argmin(hit)) if not hit.all() else steps.size) * NECK_STEP_PX
         narrowest = min(narrowest, run)  # 0 where the place on the line is off the region
     return float(narrowest / radius_px)
+
+
+def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
+                           ) -> list[tuple[tuple[float, float], float, float]] | None:
+    """Two round faces inside one blob, seen by cutting it at half its own contrast.
+
+    Parameters
+    ----------
+    region : ndarray, bool, (S, S)
+        The blob's pixels.
+    delta_e : ndarray, float32, (S, S), Lab units
+        Colour difference from the plate model.
+    radius_px : float
+        The frame's token radius (measured at half the faces' contrast),
+        canonical pixels (> 0).
+
+    Returns
+    -------
+    ``[((x, y), area_px, axis_ratio), ...]`` (two items, in pixels of the
+    cut) when the blob's pixels above half its peak (90th percentile) form
+    exactly two regions of ``HALF_CONTRAST_FACE_AREA`` faces (smaller ones
+    under ``SPECK_MAX_AREA`` ignored), each round and solid, at least
+    ``TOUCHING_MIN_DIST_RADII`` apart, joined in the blob by a waist under
+    ``PAIR_MAX_NECK_RADII`` (:func:`pair_neck_width`), and every pixel of the
+    blob lies within ``HALF_CONTRAST_MAX_REACH_RADII`` of them; None
+    otherwise.
+    """
+    if region.shape != delta_e.shape:
+        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    rows = np.flatnonzero(region.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(region.any(axis=0))
+    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
+    y0, x0 = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
+    y1, x1 = min(region.shape[0], int(rows[-1]) + pad + 1), min(region.shape[1], int(cols[-1]) + pad + 1)
+    blob = region[y0:y1, x0:x1]
+    de = delta_e[y0:y1, x0:x1]
+    peak = float(np.percentile(de[blob], 90))
+    core = (blob & (de > 0.5 * peak)).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
+    face_area = math.pi * radius_px ** 2
+    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
+    if len(parts) != 2:
+        return None
+    faces = []
+    kept = np.zeros(core.shape, np.uint8)
+    for k in parts:
+        area = float(stats[k, cv2.CC_STAT_AREA])
+        part = (labels == k).astype(np.uint8)
+        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        hull_area = cv2.contourArea(cv2.convexHull(max(contours, key=cv2.contourArea)))
+        rr, cc = np.nonzero(part)
+        ratio = _axis_ratio(np.column_stack([cc, rr]))
+        if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
+                and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
+                and hull_area > 0 and area / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+            return None
+        kept |= part
+        faces.append(((float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio))
+    (ax, ay), (bx, by) = faces[0][0], faces[1][0]
+    if math.hypot(ax - bx, ay - by) < TOUCHING_MIN_DIST_RADII * radius_px:
+        return None
+    # every pixel of the blob near the two faces: the rest is their edge
+    away = cv2.distanceTransform(1 - kept, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
+        return None
+    if pair_neck_width(region, faces[0][0], faces[1][0], radius_px) >= PAIR_MAX_NECK_RADII:
+        return None
+    return faces
 
 
 def is_overlap_pair(region: np.ndarray, radius_px: float, solidity: float) -> bool:
@@ -1221,13 +1225,13 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
                 cands.append(Candidate(px, py, token_r, "disc", area,
                                        **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
     elif (delta_e is not None and b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold
-          and (rel_area > 3.0 or b.major > 4.5 * token_r or rel_area > DISC_AREA_RANGE[1])
+          and (rel_area > DISC_AREA_RANGE[1] or b.major > OBJECT_MIN_LENGTH_RADII * token_r)
           and (two := faces_at_half_contrast(b.mask, delta_e, token_r)) is not None):
         # two strong faces a little apart, joined by their blurred edges or shadows
         for (px, py), area, ratio in two:
             cands.append(Candidate(px, py, token_r, "disc", area,
                                    **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
-    elif rel_area > 3.0 or b.major > 4.5 * token_r:
+    elif rel_area > OBJECT_MIN_AREA or b.major > OBJECT_MIN_LENGTH_RADII * token_r:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
     elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
           and not (b.solidity >= DISC_MIN_SOLIDITY and b.axis_ratio < FAINT_MIN_AXIS_RATIO)):
@@ -1970,10 +1974,11 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         redder than every candidate's by ``RED_AMONG_FAINT_MIN_DELTA_A``
         (:func:`_other_colour`) and redder than the plate by
         ``OTHER_COLOUR_SUSPECT_MIN_DELTA_A``: a red face among faces of the
-        other colour, whatever the shape of its region.  On a plate whose shading runs the way that
-        face differs from it (warm light on dark lacquer), the region leaks
-        into the shading and is not token-like (fresh scene 216943 at 640x480:
-        a fifth, red face 23 Lab from the plate, its region 2.6 face areas)."""
+        other colour, whatever the shape of its region.  On a plate whose
+        shading runs the way that face differs from it (warm light on dark
+        lacquer), the region leaks into the shading and is not token-like
+        (fresh scene 216943 at 640x480: a fifth, red face 23 Lab from the
+        plate, its region 2.6 face areas)."""
         nonlocal counted_means
         if c < OTHER_COLOUR_SUSPECT_MIN_CONTRAST or not cands:
             return False
