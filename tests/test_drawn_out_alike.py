@@ -29,8 +29,8 @@ from vision.tokens import Candidate
 
 def face(x: float, ratio: float, angle: float, found_by: str = "blob") -> Candidate:
     kind = "disc" if found_by == "blob" else "faint"
-    return Candidate(x, 100.0, 15.0, kind, 700.0, ratio, 0.97, 50.0, found_by=found_by,
-                     angle_deg=angle if found_by == "blob" else math.nan)
+    return Candidate(x=x, y=100.0, radius=15.0, kind=kind, area_px=700.0, axis_ratio=ratio, solidity=0.97,
+                     contrast=50.0, found_by=found_by, angle_deg=angle if found_by == "blob" else math.nan)
 
 
 def test_faces_drawn_out_alike():
@@ -61,16 +61,26 @@ def test_directions_across_zero_are_alike():
     assert drawn_out_alike(flat[0], flat) and drawn_out_alike(flat[1], flat)
 
 
+def test_barely_drawn_out_faces_do_not_vouch_for_a_much_drawn_out_one():
+    """Two faces at 0.90-0.91 (directions poorly fixed) pointing the way of
+    one at 0.79: not drawn out by the same amount."""
+    flat = [face(40, 0.79, 25.0), face(80, 0.90, 27.0), face(120, 0.91, 20.0), face(160, 0.99, 100.0)]
+    assert not drawn_out_alike(flat[0], flat)
+
+
 def test_a_face_drawn_out_too_far_is_not_passed():
     flat = [face(40, 0.70, 25.0), face(80, 0.84, 27.0), face(120, 0.85, 20.0), face(160, 0.845, 31.0)]
     assert not drawn_out_alike(flat[0], flat)
-    assert drawn_out_alike(flat[1], flat)
+    # (nor do the others pass beside it: the frame's faces are not drawn out alike)
+    assert not drawn_out_alike(flat[1], flat)
+    assert drawn_out_alike(flat[1], flat[1:])
 
 
 @pytest.mark.parametrize("angle", [180.0, -1.0, math.inf])
 def test_candidate_direction_out_of_range(angle):
     with pytest.raises(ValueError, match="angle_deg"):
-        Candidate(10.0, 10.0, 5.0, "disc", 80.0, 0.9, 0.95, 40.0, angle_deg=angle)
+        Candidate(x=10.0, y=10.0, radius=5.0, kind="disc", area_px=80.0, axis_ratio=0.9, solidity=0.95,
+                  contrast=40.0, angle_deg=angle)
 
 
 def test_four_faces_drawn_out_by_the_camera_are_read(monkeypatch):

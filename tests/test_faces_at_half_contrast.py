@@ -71,10 +71,27 @@ def test_three_faces_are_not_two():
 def test_a_face_and_a_bar_are_not_two_faces():
     region, de = soft_faces([(80.0, 120.0)])
     bar = np.zeros((S, S), np.float32)
-    cv2.rectangle(bar, (int(80 + 1.5 * R), 110), (int(80 + 4.0 * R), 130), 60.0, -1)
+    cv2.rectangle(bar, (int(80 + 1.2 * R), 110), (int(80 + 4.0 * R), 130), 60.0, -1)
     de = np.maximum(de, cv2.GaussianBlur(bar, (0, 0), 3.0))
     region = de > 14.0
+    assert cv2.connectedComponents(region.astype(np.uint8))[0] == 2  # one blob
     assert faces_at_half_contrast(region, de, R) is None
+
+
+def test_faces_too_small_or_too_close_are_not_two_faces():
+    """Each check alone: two discs of 0.7 R (half a face's area), one blob,
+    split at half contrast but too small; two faces whose cut regions lie
+    closer than touching faces (a dip in a single long region)."""
+    de = np.zeros((S, S), np.float32)
+    for x in (80, 80 + int(2.4 * 0.7 * R)):
+        cv2.circle(de, (x, 120), int(0.7 * R), 60.0, -1)
+    de = cv2.GaussianBlur(de, (0, 0), 4.0)
+    region = de > 14.0
+    assert cv2.connectedComponents(region.astype(np.uint8))[0] == 2
+    assert faces_at_half_contrast(region, de, R) is None
+    # the same two discs at the full size pass: the size is what stops the small ones
+    region2, de2 = soft_faces([(80.0, 120.0), (80.0 + 2.4 * R, 120.0)])
+    assert faces_at_half_contrast(region2, de2, R) is not None
 
 
 def test_more_of_the_blob_than_an_edge_is_not_two_faces():
@@ -94,6 +111,7 @@ def test_empty_region():
 
 @pytest.mark.parametrize("region, de, radius, match", [
     (np.zeros((10, 10), bool), np.zeros((12, 12), np.float32), R, "region"),
+    (np.zeros((S, S), np.uint8), np.zeros((S, S), np.float32), R, "region"),
     (np.zeros((S, S), bool), np.zeros((S, S), np.float32), 0.0, "radius_px"),
     (np.zeros((S, S), bool), np.zeros((S, S), np.float32), -3.0, "radius_px"),
 ])

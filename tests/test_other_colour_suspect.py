@@ -9,12 +9,14 @@ that differs from the plate the way it does ran into the wall's warm shading
 (2.6 face areas), so the suspect was dropped as not token-like and the four
 whites were read as an outcome of 0 red.  A suspect of at least
 ``OTHER_COLOUR_SUSPECT_MIN_CONTRAST`` whose core is at least
-``RED_AMONG_FAINT_MIN_DELTA_A`` redder than every candidate's now stands
+``RED_AMONG_FAINT_MIN_DELTA_A`` redder than every candidate's and at least
+``OTHER_COLOUR_SUSPECT_MIN_DELTA_A`` redder than the plate now stands
 whatever its region.
 
 Checklist: real pixels (the scene, and that without the rule it was a wrong
 outcome), and the rule's reach (four faint white faces and nothing redder
-are read as before).
+are read as before; warm-lit lacquer highlights, redder than greenish white
+faces but not than the plate, are no suspect: 150127).
 """
 from __future__ import annotations
 
@@ -53,3 +55,15 @@ def test_four_faint_whites_alone_are_still_read():
     scene = render_scene(150001, "outcome", size=(640, 480))
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+
+
+def test_highlights_redder_than_the_faces_but_not_than_the_plate_are_no_suspect(monkeypatch):
+    """150127 (forced four flat tokens, black lacquer under 2,750 K light):
+    four whites a* 20 below the orange-lit plate, and highlights a* 1 and
+    5.5 above it.  Read as its outcome; without the plate bound the
+    highlights are suspects of the other colour."""
+    scene = render_scene(150127, "outcome", size=(640, 480))
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    monkeypatch.setattr(tokens, "OTHER_COLOUR_SUSPECT_MIN_DELTA_A", -math.inf)
+    assert "more disc-like evidence" in read_frame(scene.image).reason

@@ -210,10 +210,9 @@ def test_lopsided_pale_faces_are_read(seed, monkeypatch):
     assert scene.label["kind"] == "outcome"
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
-    # the rule is what reads it: without it the reader abstains on the shape
-    # (and without the later shared-elongation rule, which on 1046 and 1531
-    # reads the lopsided cuts too: the light from one side draws every pale
-    # face's blob out the same way)
+    # without this rule and the later shared-elongation rule the reader
+    # abstains on the shape (on 1046 and 1531 either rule reads the frame:
+    # the light from one side draws every pale face's blob out the same way)
     monkeypatch.setattr(tokens, "WHOLE_FACE_MIN_AXIS_RATIO", 1.01)
     monkeypatch.setattr(reader, "SHARED_ELONGATION_MIN_FACES", 5)
     before = read_frame(scene.image)

@@ -58,6 +58,11 @@ SHARED_ELONGATION_MIN_AXIS_RATIO = 0.78
 SHARED_ELONGATION_MAX_AXIS_RATIO = 0.92
 SHARED_ELONGATION_MIN_FACES = 3
 SHARED_ELONGATION_MAX_ANGLE_DEG = 15.0
+#: ... and drawn out by about the same amount: their axis ratios within this
+#: of each other (the 10 frames' faces: 0.02-0.08).  A near-round face's
+#: direction is poorly fixed, so barely drawn-out faces pointing the same way
+#: by chance do not vouch for one drawn out much more.
+SHARED_ELONGATION_MAX_RATIO_SPREAD = 0.09
 #: Two faces closer than this many token radii (centre to centre) overlap.
 OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: When no clear face gave the token size (``TokenSearch.radius_source`` is
@@ -441,8 +446,10 @@ def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
         True when ``face`` is a blob with a measured direction, at least
         ``SHARED_ELONGATION_MIN_AXIS_RATIO`` round, and at least
         ``SHARED_ELONGATION_MIN_FACES`` such blob faces under
-        ``SHARED_ELONGATION_MAX_AXIS_RATIO`` (``face`` among them) all lie
-        within ``SHARED_ELONGATION_MAX_ANGLE_DEG`` of their mean direction.
+        ``SHARED_ELONGATION_MAX_AXIS_RATIO`` (``face`` among them), their axis
+        ratios within ``SHARED_ELONGATION_MAX_RATIO_SPREAD`` of each other,
+        all lie within ``SHARED_ELONGATION_MAX_ANGLE_DEG`` of their mean
+        direction.
     """
     def drawn(c: Candidate) -> bool:
         return (c.found_by == "blob" and not math.isnan(c.angle_deg)
@@ -450,7 +457,10 @@ def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
     if not (drawn(face) and face.axis_ratio >= SHARED_ELONGATION_MIN_AXIS_RATIO):
         return False
     alike = [c for c in flat if drawn(c)]
-    if len(alike) < SHARED_ELONGATION_MIN_FACES:
+    if len(alike) < SHARED_ELONGATION_MIN_FACES or face not in alike:
+        return False
+    ratios = [c.axis_ratio for c in alike]
+    if max(ratios) - min(ratios) > SHARED_ELONGATION_MAX_RATIO_SPREAD:
         return False
     # mean of axis directions: average the doubled angles
     doubled = [math.radians(2.0 * c.angle_deg) for c in alike]

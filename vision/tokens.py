@@ -75,6 +75,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     outline_support,
     shadow_side_contrast,
 )
+from .faces import DARK_RED_MIN_DELTA_A
 from .plate import fast_median
 
 #: Disc-like evidence this strong (Lab units, with at least SUSPECT_MIN_SECTORS
@@ -130,7 +131,7 @@ OTHER_COLOUR_SUSPECT_MIN_CONTRAST = ROUND_SUSPECT_MIN_CONTRAST
 #: lacquer), the plate's own highlights are redder than the faces too (forced
 #: four flat tokens 150127: a* 1 and 5.5 above the plate; the red face of
 #: 216943: 11-12).
-OTHER_COLOUR_SUSPECT_MIN_DELTA_A = 8.0
+OTHER_COLOUR_SUSPECT_MIN_DELTA_A = DARK_RED_MIN_DELTA_A
 #: Tokens in a round: an outcome needs exactly this many flat faces.
 TOKENS_PER_ROUND = 4
 #: A blob that is a thin arc along the rim (the rim's glaze, a highlight or
@@ -405,7 +406,8 @@ class Candidate:
         The detector that found it: ``blob``, ``disc_filter`` or ``outline``.
     angle_deg : float
         Direction of the blob's major axis, degrees in [0, 180) in the
-        canonical view (x to the right, y down); NaN where no blob's own
+        canonical view, from +x towards +y (x to the right, y down: clockwise
+        on screen); NaN where no blob's own
         shape was measured (faint and outline finds, halves of a split blob,
         a face measured again as a whole).
     """
@@ -835,9 +837,11 @@ def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: f
     under ``SPECK_MAX_AREA`` ignored), each round and solid, at least
     ``TOUCHING_MIN_DIST_RADII`` apart, joined in the blob by a waist under
     ``PAIR_MAX_NECK_RADII`` (:func:`pair_neck_width`), and every pixel of the
-    blob lies within ``HALF_CONTRAST_MAX_REACH_RADII`` of them; None
-    otherwise.
+    blob lies within ``HALF_CONTRAST_MAX_REACH_RADII`` token radii of them;
+    None otherwise (also for an empty region).
     """
+    if not (isinstance(region, np.ndarray) and region.dtype == bool):
+        raise ValueError(f"region: expected a bool array, got {getattr(region, 'dtype', type(region))}")
     if region.shape != delta_e.shape:
         raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
     if not radius_px > 0:
@@ -864,12 +868,13 @@ def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: f
         area = float(stats[k, cv2.CC_STAT_AREA])
         part = (labels == k).astype(np.uint8)
         contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        hull_area = cv2.contourArea(cv2.convexHull(max(contours, key=cv2.contourArea)))
+        outline = max(contours, key=cv2.contourArea)
+        hull_area = cv2.contourArea(cv2.convexHull(outline))  # solidity as a blob's: polygon over hull polygon
         rr, cc = np.nonzero(part)
         ratio = _axis_ratio(np.column_stack([cc, rr]))
         if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
                 and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
-                and hull_area > 0 and area / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+                and hull_area > 0 and cv2.contourArea(outline) / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
             return None
         kept |= part
         faces.append(((float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio))
