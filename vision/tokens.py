@@ -630,6 +630,14 @@ def _arc_is_even(along: np.ndarray, across: np.ndarray) -> bool:
     return True
 
 
+def _half_peak(values: np.ndarray) -> float:
+    """Half a blob's own peak colour difference: its 90th percentile of
+    ``values`` (the blob's ``delta_e``, Lab units), halved.  The token radius
+    is measured at this level (:func:`half_max_radius`) and two joined faces
+    are cut at it (:func:`faces_at_half_contrast`)."""
+    return 0.5 * float(np.percentile(values, 90))
+
+
 def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
     """Radius of a blob measured at half its own contrast.
 
@@ -658,13 +666,13 @@ def half_max_radius(delta_e: np.ndarray, blob: np.ndarray) -> float:
     rr, cc = np.nonzero(blob[by0:int(b_rows[-1]) + 1, bx0:int(b_cols[-1]) + 1])
     rr += by0
     cc += bx0
-    peak = float(np.percentile(delta_e[rr, cc], 90))
+    level = _half_peak(delta_e[rr, cc])
     eq = math.sqrt(rr.size / math.pi)
     pad = int(math.ceil(eq)) + 2
     s = delta_e.shape[0]
     y0, y1 = max(0, rr.min() - pad), min(s, rr.max() + pad + 1)
     x0, x1 = max(0, cc.min() - pad), min(s, cc.max() + pad + 1)
-    region = (delta_e[y0:y1, x0:x1] > 0.5 * peak).astype(np.uint8)
+    region = (delta_e[y0:y1, x0:x1] > level).astype(np.uint8)
     n, labels = cv2.connectedComponents(region, connectivity=8)
     inside = labels[blob[y0:y1, x0:x1]]
     inside = inside[inside > 0]
@@ -846,17 +854,15 @@ def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: f
         raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
     if not radius_px > 0:
         raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    rows = np.flatnonzero(region.any(axis=1))
-    if rows.size == 0:
+    box = _true_box(region)
+    if box is None:
         return None
-    cols = np.flatnonzero(region.any(axis=0))
     pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
-    y0, x0 = max(0, int(rows[0]) - pad), max(0, int(cols[0]) - pad)
-    y1, x1 = min(region.shape[0], int(rows[-1]) + pad + 1), min(region.shape[1], int(cols[-1]) + pad + 1)
+    y0, x0 = max(0, box[0] - pad), max(0, box[2] - pad)
+    y1, x1 = min(region.shape[0], box[1] + pad), min(region.shape[1], box[3] + pad)
     blob = region[y0:y1, x0:x1]
     de = delta_e[y0:y1, x0:x1]
-    peak = float(np.percentile(de[blob], 90))
-    core = (blob & (de > 0.5 * peak)).astype(np.uint8)
+    core = (blob & (de > _half_peak(de[blob]))).astype(np.uint8)
     n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
     face_area = math.pi * radius_px ** 2
     parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
@@ -1958,6 +1964,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     floor = max(suspect_min, suspect_rel * faintest)
     faint_means = ([_mean_residual(bare_residual, c.x, c.y, DISC_FACE_FRAC * token_r) for c in faint_faces]
                    if suspects else [])
+    # every candidate's, on the residual with the blobs in (their own colour)
+    counted_means = ([_mean_residual(view.residual, k.x, k.y, DISC_FACE_FRAC * token_r) for k in cands]
+                     if suspects else [])
 
     def floor_at(x: float, y: float) -> float:
         """The suspect floor for a find at (x, y): relative to the faint faces
@@ -1972,8 +1981,6 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         room = LIGHTNESS_CEILING_L - float(view.background[yi, xi, 0])
         return max(suspect_min, suspect_rel * min(faintest, room))
 
-    counted_means: list[np.ndarray] | None = None
-
     def other_colour_face(x: float, y: float, c: float) -> bool:
         """A find of at least ``OTHER_COLOUR_SUSPECT_MIN_CONTRAST`` whose core is
         redder than every candidate's by ``RED_AMONG_FAINT_MIN_DELTA_A``
@@ -1984,15 +1991,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         lacquer), the region leaks into the shading and is not token-like
         (fresh scene 216943 at 640x480: a fifth, red face 23 Lab from the
         plate, its region 2.6 face areas)."""
-        nonlocal counted_means
-        if c < OTHER_COLOUR_SUSPECT_MIN_CONTRAST or not cands:
+        if c < OTHER_COLOUR_SUSPECT_MIN_CONTRAST:
             return False
         core = _mean_residual(bare_residual, x, y, DISC_FACE_FRAC * token_r)
-        if float(core[1]) < OTHER_COLOUR_SUSPECT_MIN_DELTA_A:
-            return False
-        if counted_means is None:
-            counted_means = [_mean_residual(view.residual, k.x, k.y, DISC_FACE_FRAC * token_r) for k in cands]
-        return _other_colour(core, counted_means)
+        return float(core[1]) >= OTHER_COLOUR_SUSPECT_MIN_DELTA_A and _other_colour(core, counted_means)
 
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= (f := floor_at(x, y))
