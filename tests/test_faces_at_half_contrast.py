@@ -1,4 +1,4 @@
-"""vision.tokens.faces_at_half_contrast: two strong faces joined into one blob by their edges are two faces.
+"""vision.blobshape.faces_at_half_contrast: two strong faces joined into one blob by their edges are two faces.
 
 A blob is cut at a threshold far below a strong face's own contrast, so two
 red faces a little apart (0.4-0.7 radii between them) can be one blob: their
@@ -22,7 +22,7 @@ import pytest
 from vision import tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
-from vision.tokens import faces_at_half_contrast
+from vision.blobshape import faces_at_half_contrast
 
 R = 20.0
 S = 240
@@ -130,7 +130,7 @@ def test_two_red_faces_joined_in_one_blob_are_read(monkeypatch):
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]) == ("outcome", 3), got.reason
     assert got.details["candidates"].count("disc") >= 3
     # the cut is what reads it: without it, the blob is an object
-    monkeypatch.setattr(tokens, "faces_at_half_contrast", lambda *a, **k: None)
+    monkeypatch.setattr(tokens, "faces_at_half_contrast", lambda *a, **k: None)  # where it is called
     before = read_frame(scene.image)
     assert before.verdict == "uncertain" and "larger than a token" in before.reason
 

@@ -1,4 +1,4 @@
-"""vision.tokens.pair_neck_width: two faces split from one blob are touching only if their waist is narrow.
+"""vision.blobshape.pair_neck_width: two faces split from one blob are touching only if their waist is narrow.
 
 Two touching faces meet at one point; the blur widens their waist, but only
 so far (265 touching pairs of forced scenes at 1280x720 measured up to 1.84
@@ -22,10 +22,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import blobshape, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
-from vision.tokens import pair_neck_width
+from vision.blobshape import pair_neck_width
 
 R = 30
 
@@ -81,7 +81,9 @@ def test_raised_face_split_as_touching_is_an_overlap(seed, kind, monkeypatch):
     assert scene.label["kind"] == "overlap"
     got = read_frame(scene.image)
     assert got.verdict == "rearrange", got.reason
+    # both readers of the bound: the touching split in tokens, the half-contrast cut in blobshape
     monkeypatch.setattr(tokens, "PAIR_MAX_NECK_RADII", math.inf)
+    monkeypatch.setattr(blobshape, "PAIR_MAX_NECK_RADII", math.inf)
     assert read_frame(scene.image).verdict == "outcome"
 
 

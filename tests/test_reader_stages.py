@@ -281,7 +281,7 @@ def test_to_bgr8_accepts_grey_and_keeps_bgr_identity():
 
 def test_rim_arc_is_recognised_and_a_token_is_not():
     from vision.canonical import _radius_grid
-    from vision.tokens import is_rim_arc
+    from vision.blobshape import is_rim_arc
     rho = _radius_grid(CANVAS_PX) / PLATE_RADIUS_PX
     arc = np.zeros((CANVAS_PX, CANVAS_PX), np.uint8)
     c = CANVAS_PX // 2

@@ -2,7 +2,7 @@
 
 A lit or shadowed band along the rim, or along the wall of the well just
 inside it, is a thin arc concentric with the plate; it used to stop the round
-as "something larger than a token".  ``tokens.is_rim_arc`` sets it aside
+as "something larger than a token".  ``blobshape.is_rim_arc`` sets it aside
 when it lies beyond ``RIM_ARC_MIN_RADIUS_FRAC`` of the plate radius, is thin,
 long, and even along its length (a token lying against it makes a bump).
 
@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import blobshape
 from vision.canonical import CANVAS_PX, PLATE_RADIUS_PX, _radius_grid
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -40,7 +40,7 @@ def test_lit_well_wall_does_not_stop_the_outcome():
 
 
 def test_the_band_rule_is_what_reads_it(monkeypatch):
-    monkeypatch.setattr(tokens, "RIM_ARC_MIN_RADIUS_FRAC", 0.8)  # the band before this rule
+    monkeypatch.setattr(blobshape, "RIM_ARC_MIN_RADIUS_FRAC", 0.8)  # the band before this rule
     reading = read_frame(render_scene(WALL_LIT_SEED).image)
     assert reading.verdict == "uncertain"
     assert "larger than a token" in reading.reason
@@ -59,7 +59,7 @@ def test_token_against_the_arc_anywhere_along_it_is_a_bump(centre_px):
     radii: a side wall seen from above), touching the arc, every 2 degrees."""
     rho = _radius_grid(CANVAS_PX) / PLATE_RADIUS_PX
     c = CANVAS_PX // 2
-    assert tokens.is_rim_arc(_wall_arc().astype(bool), rho, 0.12)
+    assert blobshape.is_rim_arc(_wall_arc().astype(bool), rho, 0.12)
     missed = []
     for along_deg in range(205, 286, 2):
         bumped = _wall_arc()
@@ -67,7 +67,7 @@ def test_token_against_the_arc_anywhere_along_it_is_a_bump(centre_px):
         cv2.ellipse(bumped, (round(c + centre_px * math.cos(ang)), round(c + centre_px * math.sin(ang))),
                     (15, 2), angle=along_deg + 90, startAngle=0, endAngle=360, color=1, thickness=-1)
         assert cv2.connectedComponents(bumped)[0] == 2  # one blob with the arc
-        if tokens.is_rim_arc(bumped.astype(bool), rho, 0.12):
+        if blobshape.is_rim_arc(bumped.astype(bool), rho, 0.12):
             missed.append(along_deg)
     assert missed == []
 
@@ -80,7 +80,7 @@ def test_crescent_tapering_smoothly_is_an_arc():
     crescent = np.zeros((CANVAS_PX, CANVAS_PX), np.uint8)
     cv2.ellipse(crescent, (c, c), (117, 117), angle=0, startAngle=20, endAngle=160, color=1, thickness=-1)
     cv2.ellipse(crescent, (c, c - 5), (112, 112), angle=0, startAngle=0, endAngle=180, color=0, thickness=-1)
-    assert tokens.is_rim_arc(crescent.astype(bool), rho, 0.12)
+    assert blobshape.is_rim_arc(crescent.astype(bool), rho, 0.12)
 
 
 @pytest.mark.xfail(strict=True, reason="known gap: a 3 px (0.2 token radii) bar between the arc and the rim "
@@ -94,6 +94,6 @@ def test_thinnest_side_wall_between_arc_and_rim_is_a_bump():
         ang = math.radians(along_deg)
         cv2.ellipse(bumped, (round(c + 100 * math.cos(ang)), round(c + 100 * math.sin(ang))),
                     (15, 1), angle=along_deg + 90, startAngle=0, endAngle=360, color=1, thickness=-1)
-        if cv2.connectedComponents(bumped)[0] == 2 and tokens.is_rim_arc(bumped.astype(bool), rho, 0.12):
+        if cv2.connectedComponents(bumped)[0] == 2 and blobshape.is_rim_arc(bumped.astype(bool), rho, 0.12):
             missed.append(along_deg)
     assert missed == []

@@ -15,6 +15,7 @@ import cv2
 import numpy as np
 import pytest
 
+from vision import blobshape as B
 from vision import discs as D
 from vision import outline as O
 from vision import tokens as T
@@ -461,13 +462,13 @@ def test_half_max_radius_same(views):
     for view in views:
         mask, _ = T._blob_mask(view)
         for b in T._blobs(view, mask, 5.0):
-            assert T.half_max_radius(view.delta_e, b.mask) == ref_half_max_radius(view.delta_e, b.mask)
+            assert B.half_max_radius(view.delta_e, b.mask) == ref_half_max_radius(view.delta_e, b.mask)
             n += 1
         edge = np.zeros(mask.shape, bool)
         edge[0, 5:9] = edge[1, 6] = edge[-1, -1] = True  # touching the canvas edge
-        assert T.half_max_radius(view.delta_e, edge) == ref_half_max_radius(view.delta_e, edge)
+        assert B.half_max_radius(view.delta_e, edge) == ref_half_max_radius(view.delta_e, edge)
     assert n > 0
-    assert T.half_max_radius(views[0].delta_e, np.zeros(mask.shape, bool)) == 0.0
+    assert B.half_max_radius(views[0].delta_e, np.zeros(mask.shape, bool)) == 0.0
 
 
 def ref_blobs(view, mask, min_area_px):

@@ -17,10 +17,10 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import reader, tokens
+from vision import blobshape, reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
-from vision.tokens import is_overlap_pair, split_pair
+from vision.blobshape import is_overlap_pair, split_pair
 
 S = 200
 R = 15.0
@@ -58,7 +58,7 @@ def test_one_face_with_its_shadow_is_not(offset, radius):
     # a half faces, halves about a radius apart, solid
     region = _discs((100.0, 100.0)) | _discs((100.0 + offset * R, 100.0), radius=radius * R)
     rel = region.sum() / (math.pi * R * R)
-    assert 1.2 < rel < tokens.DISC_AREA_RANGE[1] and _solidity(region) > 0.95
+    assert 1.2 < rel < blobshape.DISC_AREA_RANGE[1] and _solidity(region) > 0.95
     assert not is_overlap_pair(region, R, _solidity(region))
 
 
@@ -141,7 +141,7 @@ def _crescent(cx: float, cy: float, bite_dx: float) -> np.ndarray:
 def test_a_bitten_face_beside_its_neighbour_is_partly_hidden():
     region = _crescent(100.0, 100.0, 1.5 * R)  # the face on it sits 1.5 radii to the right
     blob = _weak_blob(region)
-    assert tokens.DISC_AREA_RANGE[0] <= blob.area / (math.pi * R * R) <= tokens.DISC_AREA_RANGE[1]
+    assert blobshape.DISC_AREA_RANGE[0] <= blob.area / (math.pi * R * R) <= blobshape.DISC_AREA_RANGE[1]
     find = _faint(blob.x - 0.2 * R, 100.0)  # found off its centre, away from the neighbour
     top = _faint(100.0 + 1.5 * R + 0.1 * R, 100.0)
     assert tokens._bitten_by_neighbour(blob, find, [find, top], R)
