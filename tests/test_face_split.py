@@ -91,11 +91,13 @@ def test_covered_or_standing_face_is_not_read(seed, kind, size, monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "not one colour" in got.reason, got.reason
     # the rule is what stops it: without it (and the later faint-pair
-    # bound, which stops 46243 too, and the whites' lightness check and the
+    # bound and joined-faint-pair waist, which stop 46243 too: its two
+    # halves are two faint finds joined widely, and the whites' lightness check and the
     # faint-white shadow bound, which stop 70070 too: its shadow is 21.7 L
     # darker than a true white), the wrong outcome
     monkeypatch.setattr(reader, "face_split", lambda *a, **k: 0.0)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
+    monkeypatch.setattr(reader, "FAINT_PAIRS_JOINED_MAX_DIST_RADII", 0.0)
     monkeypatch.setattr(reader, "whites_alike_in_lightness", lambda readings: (True, 0.0))
     monkeypatch.setattr(reader, "FAINT_WHITE_MAX_DARK_L", float("inf"))
     assert read_frame(scene.image).verdict == "outcome"

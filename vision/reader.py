@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .blobshape import PAIR_MAX_NECK_RADII
 from .canonical import CanonicalView, make_canonical_view
 from .exposure import saturated_room
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
@@ -31,7 +32,7 @@ from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, TOKENS_PER_ROUND, Candidate,
-                     TokenSearch, _dark_not_coloured, blob_threshold, find_tokens)
+                     TokenSearch, _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
 from .types import Reading, TokenReading
 
 #: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
@@ -85,6 +86,21 @@ UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
 #: beside another is found 1.8-2.0 apart too): 10 of 3,000 natural scenes
 #: at 640x480 (155000-157999), all touching.
 FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
+#: Two flat faces neither of them a clear blob (each found by the disc filter
+#: or by its outline), closer than this many token radii, stop an outcome when
+#: what joins them at half their value (:func:`vision.tokens.faint_pair_waist`)
+#: is at least ``PAIR_MAX_NECK_RADII`` wide (the waist at which one blob is one
+#: region, not two faces).  Two faint faces each found off its centre, away
+#: from the other, can sit past ``FAINT_PAIR_MIN_CENTRE_DIST_RADII``: a white
+#: resting on a white (fresh forced overlap 244792, 1280x720) was found 2.04
+#: radii apart and read as touching faces, a wrong outcome.  Such pairs of
+#: forced overlaps (244000-244999 at 1280x720, 211500-212499 at 640x480) were
+#: found 1.87-2.40 radii apart, 8 of 15 past 2.0, up to the unmeasured-size
+#: bound, hence this reach; joined ones had waists of 1.41-2.07.  Right
+#: touching outcomes' pairs of two faint faces (204500-205499 at 640x480,
+#: 245000-245999 at 1280x720: 55 pairs) had waists of at most 1.37.  Pairs
+#: whose colour is a shadow's are not measured (their shadows join them).
+FAINT_PAIRS_JOINED_MAX_DIST_RADII = UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII
 #: A face read white but found only faintly (by the disc filter or by its
 #: outline, not as a clear blob) that is at least this much darker than the
 #: plate (L*), and darker by more than its chroma, stops an outcome: the shadow
@@ -414,6 +430,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {faint_nearest:.2f} token radii apart, one of them faint (its centre "
                 f"less sure): check that they do not overlap", cands, faces, 0.5)
+    joined = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r) for i, a in enumerate(flat)
+              for b in flat[i + 1:] if a.found_by != "blob" and b.found_by != "blob"
+              and math.hypot(a.x - b.x, a.y - b.y) < FAINT_PAIRS_JOINED_MAX_DIST_RADII * r]
+    joined = [w for w in joined if not math.isnan(w)]  # NaN: a shadow's colour, no waist measured
+    if max(joined, default=0.0) >= PAIR_MAX_NECK_RADII:
+        return ("uncertain", f"two faint faces joined by a waist {max(joined):.2f} token radii wide: one may rest "
+                f"on the other, check that they do not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
     if room >= SATURATED_ROOM_MIN_RADII:
