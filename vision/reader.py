@@ -118,6 +118,12 @@ FAINT_WHITE_MAX_DARK_L = 12.0
 #: rim softened by the blur to 0.85-0.91 token radii (fresh scene 120143, a
 #: fifth face not found; was 1.0, a whole face).
 SATURATED_ROOM_MIN_RADII = 0.75
+#: A plate whose semi-major axis is shorter than this (source pixels) is too
+#: small to read: ``uncertain``, saying so, rather than a reading of a few
+#: pixels per token (a 64x48 frame was read "token(s) off the plate").  Half
+#: the smallest plate of a supported frame: 640x480 with the plate across 30 %
+#: of its height (the synthesizer's smallest) has a semi-axis of 72 px.
+MIN_PLATE_SEMI_AXIS_PX = 36.0
 #: Candidates that are one flat face each.
 FLAT_KINDS = ("disc", "faint", "outline")
 #: The bowl: the plate model's centre differs from its mid-well ring by at
@@ -559,6 +565,11 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     if not plate.found:
         return Reading(verdict="no_plate", reason=plate.reason, confidence=0.8,
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
+    if plate.ellipse.a < MIN_PLATE_SEMI_AXIS_PX:
+        return Reading(verdict="uncertain", reason=f"the plate is only {2 * plate.ellipse.a:.0f} px across in this "
+                       f"{frame.shape[1]}x{frame.shape[0]} frame, too small to read the tokens (needs at least "
+                       f"{2 * MIN_PLATE_SEMI_AXIS_PX:.0f} px): raise the resolution or bring the camera closer",
+                       plate=plate.ellipse, elapsed_ms=(time.perf_counter() - t0) * 1e3)
     if profile is not None:
         moved = profile.check_plate(plate.ellipse)
         if moved:
