@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import reader
+from vision import reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.tokens import faint_pair_waist
@@ -30,12 +30,12 @@ R = 12.0
 S = 160
 
 
-def drawn_pair(dist_radii: float, colour0=(6.0, 0.0, 2.0), colour1=(6.0, 0.0, 2.0), blur_px: float = 1.5):
-    """A residual canvas (S, S, 3) float32 with two faint discs of radius R, blurred."""
+def drawn_pair(dist_radii: float, colour0=(6.0, 0.0, 2.0), colour1=(6.0, 0.0, 2.0), blur_px: float = 1.5,
+               c0=(60.0, 80.0)):
+    """A residual canvas (S, S, 3) float32 with two faint discs of radius R, blurred; the second to the right."""
     rng = np.random.default_rng(7)
     res = np.zeros((S, S, 3), np.float32)
-    c0 = (60.0, 80.0)
-    c1 = (60.0 + dist_radii * R, 80.0)
+    c1 = (c0[0] + dist_radii * R, c0[1])
     for (x, y), col in ((c0, colour0), (c1, colour1)):
         m = np.zeros((S, S), np.uint8)
         cv2.circle(m, (int(round(x)), int(round(y))), int(R), 1, -1)
@@ -78,11 +78,18 @@ def test_faces_apart_are_not_joined():
     assert faint_pair_waist(res, c0, c1, R) == 0.0
 
 
-def test_faces_of_opposite_colours_share_no_level():
-    """A face lighter and one darker than the plate: their mean colour is ~0, no region joins them."""
-    res, c0, c1 = drawn_pair(1.6, colour0=(6.0, 0.0, 0.0), colour1=(-6.0, 0.0, 0.0))
-    got = faint_pair_waist(res, c0, c1, R)
-    assert got == 0.0 or np.isnan(got)  # the sum is the noise: no direction, or a shadow's
+def test_faces_of_opposite_lightness_share_no_level():
+    """A face lighter and one darker than the plate: along their summed colour the darker one is below 0."""
+    res, c0, c1 = drawn_pair(1.8, colour0=(6.0, 0.0, 0.0), colour1=(-4.0, 0.0, 0.0))
+    assert faint_pair_waist(res, c0, c1, R) == 0.0
+
+
+def test_the_fainter_face_sets_the_level():
+    """Faces of 6 and 3 Lab units resting on one another: cut at half the fainter one's value both are in one
+    region (at half the stronger one's, the fainter would be below the level)."""
+    res, c0, c1 = drawn_pair(1.0, colour0=(6.0, 0.0, 2.0), colour1=(3.0, 0.0, 1.0))
+    found0, found1 = (c0[0] - 0.15 * R, c0[1]), (c1[0] + 0.15 * R, c1[1])
+    assert faint_pair_waist(res, found0, found1, R) >= reader.PAIR_MAX_NECK_RADII
 
 
 def test_flat_residual_gives_zero():
@@ -91,18 +98,25 @@ def test_flat_residual_gives_zero():
 
 
 def test_pair_at_the_canvas_edge():
-    res, _, _ = drawn_pair(1.0)
-    shifted = np.roll(res, -55, axis=1)  # the first face's centre at x = 5
-    got = faint_pair_waist(shifted, (5.0, 80.0), (5.0 + 1.0 * R, 80.0), R)
-    assert got >= reader.PAIR_MAX_NECK_RADII
+    """The second face's centre in the canvas's last half pixel: measured as on the last pixel."""
+    c0 = (S - 1.0 * R - 0.3, 80.0)
+    res, c0, c1 = drawn_pair(1.0, c0=c0)
+    assert S - 0.5 <= c1[0] < S
+    found0 = (c0[0] - 0.15 * R, c0[1])
+    assert faint_pair_waist(res, found0, c1, R) >= reader.PAIR_MAX_NECK_RADII
 
 
 @pytest.mark.parametrize("kwargs, match", [
     (dict(radius_px=0.0), "radius_px"),
     (dict(radius_px=-3.0), "radius_px"),
     (dict(radius_px=float("nan")), "radius_px"),
+    (dict(radius_px=float("inf")), "radius_px"),
     (dict(residual=np.zeros((S, S), np.float32)), "residual"),
+    (dict(residual=np.zeros((S, S, 4), np.float32)), "residual"),
+    (dict(residual=np.zeros((S, S + 20, 3), np.float32)), "residual"),
     (dict(c0=(-1.0, 80.0)), "c0"),
+    (dict(c0=(float("nan"), 80.0)), "c0"),
+    (dict(c0=(60.0, 80.0, 1.0)), "c0"),
     (dict(c1=(60.0, float(S))), "c1"),
 ])
 def test_bad_input(kwargs, match):
@@ -138,9 +152,13 @@ def test_grey_faces_are_not_measured():
     assert np.isnan(faint_pair_waist(res, c0, c1, R))
 
 
-def test_grey_touching_faces_still_read():
+def test_grey_touching_faces_still_read(monkeypatch):
     """Tuning scene 1183 (1280x720): two grey whites on white porcelain touching, found by their outlines
     2.09 radii apart; their shared shadow joins them (1.73) but their colour is a shadow's."""
     scene = render_scene(1183, size=(1280, 720))
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    # the shadow's colour is what keeps it: measured anyway, the shared shadow's waist stops it
+    monkeypatch.setattr(tokens, "_dark_not_coloured", lambda *a, **k: False)
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "waist" in got.reason, got.reason

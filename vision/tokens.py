@@ -1309,15 +1309,23 @@ def faint_pair_waist(residual: np.ndarray, c0: tuple[float, float], c1: tuple[fl
         The waist / ``radius_px``; 0 when the faces share no colour direction,
         when either centre is below the level, or when they lie in different
         pieces; NaN when their mean colour is a shadow's.
+
+    Raises
+    ------
+    ValueError
+        ``residual`` not (S, S, 3); ``c0`` or ``c1`` not a finite point on
+        the canvas; ``radius_px`` not finite and > 0.
     """
-    if not radius_px > 0:
-        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    if residual.ndim != 3 or residual.shape[2] != 3:
+    if not (math.isfinite(radius_px) and radius_px > 0):
+        raise ValueError(f"radius_px: expected a finite value > 0, got {radius_px}")
+    if residual.ndim != 3 or residual.shape[2] != 3 or residual.shape[0] != residual.shape[1]:
         raise ValueError(f"residual: expected shape (S, S, 3), got {residual.shape}")
     h, w = residual.shape[:2]
-    for name, (x, y) in (("c0", c0), ("c1", c1)):
-        if not (0 <= x < w and 0 <= y < h):
-            raise ValueError(f"{name}: expected a point on the {w}x{h} canvas, got ({x}, {y})")
+    for name, c in (("c0", c0), ("c1", c1)):
+        if len(c) != 2 or not (0 <= c[0] < w and 0 <= c[1] < h):
+            raise ValueError(f"{name}: expected a point (x, y) on the {w}x{h} canvas, got {tuple(c)}")
+    # the region's pixels are whole: a centre in the last half pixel lies on the last one
+    c0, c1 = ((min(float(c[0]), w - 1.0), min(float(c[1]), h - 1.0)) for c in (c0, c1))
     m0 = _mean_residual(residual, c0[0], c0[1], FAINT_PAIR_CORE_RADII * radius_px)
     m1 = _mean_residual(residual, c1[0], c1[1], FAINT_PAIR_CORE_RADII * radius_px)
     both = (m0 + m1).astype(np.float64)
@@ -1337,7 +1345,7 @@ def faint_pair_waist(residual: np.ndarray, c0: tuple[float, float], c1: tuple[fl
     y1 = min(h, int(math.ceil(max(c0[1], c1[1]) + margin)) + 1)
     above = (residual[y0:y1, x0:x1] @ direction.astype(np.float32)) > level
     _, labels = cv2.connectedComponents(above.astype(np.uint8), connectivity=8)
-    l0, l1 = (labels[min(int(round(y)), h - 1) - y0, min(int(round(x)), w - 1) - x0] for x, y in (c0, c1))
+    l0, l1 = (labels[int(round(y)) - y0, int(round(x)) - x0] for x, y in (c0, c1))
     if l0 == 0 or l0 != l1:
         return 0.0
     return pair_neck_width(labels == l0, (c0[0] - x0, c0[1] - y0), (c1[0] - x0, c1[1] - y0), radius_px)
