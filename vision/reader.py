@@ -345,6 +345,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # an undecided face of the colour of a decided face beside it (the same light) is that colour
     faces = alike_in_frame(faces)
     if not tokenish:
+        if search.suspects:
+            strongest = max(c for _, _, c in search.suspects)
+            return ("uncertain", f"plate found but no token read on it, only {len(search.suspects)} unclear "
+                    f"mark(s) (strongest contrast {strongest:.1f} Lab units): check by hand", cands, faces, 0.5)
         return "uncertain", "plate found but no token on it", cands, faces, 0.5
     if objects:
         where = "across the rim" if any(o.crosses_rim for o in objects) else "on the plate"
