@@ -283,6 +283,18 @@ UPRIGHT_LENGTH_RADII = (1.3, 2.8)
 UPRIGHT_MIN_CONTRAST = 20.0
 UPRIGHT_PALE_MIN_AREA = SPECK_MAX_AREA
 UPRIGHT_PALE_MIN_SOLIDITY = 0.9
+#: A bar-shaped blob lighter than the plate, its centre beyond this fraction
+#: of the plate radius and its long axis within ``SLOPE_HIGHLIGHT_MAX_ANGLE_DEG``
+#: of the rim's direction there, is a highlight on the well's slope, not a
+#: token on edge (a short piece of what :func:`vision.blobshape.is_rim_arc`
+#: takes out when long).  Forced upright scenes 243000-243999 at 640x480: the
+#: 719 bars found on the true upright token lay at most 0.733 of the plate
+#: radius from its centre; 16 false bars on black lacquer and gold lay at
+#: 0.756-0.894, all within 4.1 deg of the rim's direction and 9-63 L lighter
+#: than the plate (false uprights of forced four flat tokens 277000-277999:
+#: 8 of 20 frames).
+SLOPE_HIGHLIGHT_MIN_RADIUS_FRAC = 0.8
+SLOPE_HIGHLIGHT_MAX_ANGLE_DEG = 10.0
 #: ... and no other candidate's centre is this close (token radii): the
 #: visible sliver of a face partly under a token lies within 2.2 radii of
 #: that token's centre, and is as thin as a token's side.
@@ -765,6 +777,27 @@ def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float, open
     area, ratio, *_ = faint_extent(residual, x, y, radius_px, open_px)
     rel = area / (math.pi * radius_px ** 2)
     return SUSPECT_AREA_RANGE[0] <= rel <= SUSPECT_AREA_RANGE[1] and ratio >= SUSPECT_MIN_AXIS_RATIO
+
+
+def _slope_highlight(b: "_Blob", residual: np.ndarray, plate_radius_px: float, token_r: float) -> bool:
+    """Whether a blob is a highlight on the well's slope (see
+    ``SLOPE_HIGHLIGHT_MIN_RADIUS_FRAC``): bar-shaped and no larger than a
+    token on edge (``UPRIGHT_MAX_AXIS_RATIO``, ``UPRIGHT_MAX_AREA``, at most
+    ``UPRIGHT_LENGTH_RADII[1]`` long: anything larger, a stick, stays what it
+    is), centred beyond that fraction of the plate radius, along the rim
+    there, lighter than the plate (mean L* residual over the blob > 0).  The
+    canvas centre is the plate's."""
+    if (not b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO or math.isnan(b.angle_deg)
+            or b.area >= UPRIGHT_MAX_AREA * math.pi * token_r ** 2 or b.major > UPRIGHT_LENGTH_RADII[1] * token_r):
+        return False
+    centre = (residual.shape[0] - 1) / 2.0
+    dx, dy = b.x - centre, b.y - centre
+    if math.hypot(dx, dy) < SLOPE_HIGHLIGHT_MIN_RADIUS_FRAC * plate_radius_px:
+        return False
+    along_rim = (math.degrees(math.atan2(dy, dx)) + 90.0) % 180.0
+    if abs((b.angle_deg - along_rim + 90.0) % 180.0 - 90.0) > SLOPE_HIGHLIGHT_MAX_ANGLE_DEG:
+        return False
+    return float(residual[..., 0][b.mask].mean()) > 0.0
 
 
 def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: float, cands: list[Candidate],
@@ -1453,6 +1486,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     for b in blobs:
         if is_rim_arc(b.mask, view.radius_px / R, token_r / R):
             continue  # the rim's or the well wall's glaze, highlight or shadow
+        if _slope_highlight(b, view.residual, R, token_r):
+            continue  # a short light arc on the well's slope
         if ((b.area >= SPECK_MAX_AREA * face_area or b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO)
                 and _is_dark_crescent(view.residual, b, face_area)):
             # A side wall or shadow (of the blobs that would otherwise be a
