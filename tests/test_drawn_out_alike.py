@@ -92,3 +92,12 @@ def test_four_faces_drawn_out_by_the_camera_are_read(monkeypatch):
     monkeypatch.setattr(reader, "SHARED_ELONGATION_MIN_FACES", 5)
     before = read_frame(scene.image)
     assert before.verdict == "uncertain" and "not clearly a flat face" in before.reason, before.reason
+
+
+@pytest.mark.parametrize("a, b, expected", [(0.0, 179.0, 1.0), (10.0, 100.0, 90.0), (170.0, 10.0, 20.0),
+                                            (45.0, 45.0, 0.0), (0.0, 90.0, 90.0)])
+def test_axis_angle_difference_known_values(a, b, expected):
+    """Axes, not directions: 0 and 180 deg are one axis, so no two differ by more than 90."""
+    from vision.blobshape import axis_angle_diff_deg
+    assert axis_angle_diff_deg(a, b) == pytest.approx(expected)
+    assert axis_angle_diff_deg(b, a) == pytest.approx(expected)

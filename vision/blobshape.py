@@ -79,6 +79,12 @@ RIM_ARC_BUMP_SPAN_PIECES = (2, 3)
 RIM_ARC_MIN_PIECE_PX = 8
 
 
+def axis_angle_diff_deg(a_deg: float, b_deg: float) -> float:
+    """Difference of two axis directions (an axis at 0 deg is the one at
+    180 deg), degrees in [0, 90]."""
+    return abs((a_deg - b_deg + 90.0) % 180.0 - 90.0)
+
+
 def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: float) -> bool:
     """True when a region is a thin, even arc along the plate's rim or the
     well's wall inside it (their own highlight or shadow).

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .blobshape import PAIR_MAX_NECK_RADII
+from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view
 from .exposure import saturated_room
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
@@ -456,11 +456,6 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 
 
-def _angle_diff_deg(a: float, b: float) -> float:
-    """Difference of two axis directions, degrees in [0, 90]."""
-    return abs((a - b + 90.0) % 180.0 - 90.0)
-
-
 def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
     """Whether a blob face less round than a flat face is drawn out the way
     the frame's other faces are (see ``SHARED_ELONGATION_MIN_AXIS_RATIO``):
@@ -498,7 +493,7 @@ def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
     # mean of axis directions: average the doubled angles
     doubled = [math.radians(2.0 * c.angle_deg) for c in alike]
     mean = math.degrees(math.atan2(sum(map(math.sin, doubled)), sum(map(math.cos, doubled)))) / 2.0 % 180.0
-    return all(_angle_diff_deg(c.angle_deg, mean) <= SHARED_ELONGATION_MAX_ANGLE_DEG for c in alike)
+    return all(axis_angle_diff_deg(c.angle_deg, mean) <= SHARED_ELONGATION_MAX_ANGLE_DEG for c in alike)
 
 
 def is_colourless(frame: np.ndarray) -> bool:

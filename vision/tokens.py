@@ -35,8 +35,8 @@ import cv2
 import numpy as np
 
 from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAIR_MAX_NECK_RADII, SPECK_MAX_AREA,
-                        SPECK_SUSPECT_MIN_AREA, TOUCHING_MIN_DIST_RADII, faces_at_half_contrast, half_max_radius,
-                        is_overlap_pair, is_rim_arc, pair_neck_width, split_pair)
+                        SPECK_SUSPECT_MIN_AREA, TOUCHING_MIN_DIST_RADII, axis_angle_diff_deg, faces_at_half_contrast,
+                        half_max_radius, is_overlap_pair, is_rim_arc, pair_neck_width, split_pair)
 from .canonical import CanonicalView
 from .discs import (  # noqa: F401  (re-exported: the disc filter used to live here)
     DISC_FACE_FRAC,
@@ -795,7 +795,7 @@ def _slope_highlight(b: "_Blob", residual: np.ndarray, plate_radius_px: float, t
     if math.hypot(dx, dy) < SLOPE_HIGHLIGHT_MIN_RADIUS_FRAC * plate_radius_px:
         return False
     along_rim = (math.degrees(math.atan2(dy, dx)) + 90.0) % 180.0
-    if abs((b.angle_deg - along_rim + 90.0) % 180.0 - 90.0) > SLOPE_HIGHLIGHT_MAX_ANGLE_DEG:
+    if axis_angle_diff_deg(b.angle_deg, along_rim) > SLOPE_HIGHLIGHT_MAX_ANGLE_DEG:
         return False
     return float(residual[..., 0][b.mask].mean()) > 0.0
 
