@@ -233,14 +233,6 @@ SHADING_FIND_MIN_DARK_L = 5.0
 #: ... and no lighter than the plate in the ring this many token radii
 #: around it (a face in a local shadow is lighter than that shadow).
 SHADING_RING_RADII = (1.2, 1.7)
-#: Where the frame has no blob disc, a disc-filter face whose disc contrast is
-#: at least this (Lab units, twice the faint-disc floor ``EDGE_MIN_CONTRAST``)
-#: is a clear face for that test.  On glossy black lacquer the plain ring
-#: model's blob floor is 39-58 Lab (its gloss), so faces 23-63 Lab from the
-#: plate are all found by the disc filter; without them the frame had no clear
-#: face, its dark shading was never split off, and outline finds on it made
-#: five or six tokens (fresh four flat 303009, 303297, 303565, 303586).
-SHADING_CLEAR_FAINT_MIN_CONTRAST = 10.0
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -870,16 +862,11 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
 
 
 def _plate_darker_than_faces(residual: np.ndarray, cands: list[Candidate]) -> bool:
-    """True when the frame has a clear face and every clear face is lighter
-    than the plate (mean L* residual of its face part > 0): then any face
-    would be, and a find that is only dark is shading (see
-    :func:`_split_shading`).  The clear faces are the blob discs; in a frame
-    with none, the disc filter's faint faces of at least
-    ``SHADING_CLEAR_FAINT_MIN_CONTRAST``."""
+    """True when the frame has a clear face (a blob disc) and every clear
+    face is lighter than the plate (mean L* residual of its face part > 0):
+    then any face would be, and a find that is only dark is shading (see
+    :func:`_split_shading`)."""
     clear = [c for c in cands if c.kind == "disc" and c.found_by == "blob"]
-    if not clear:
-        clear = [c for c in cands if c.kind == "faint" and c.found_by == "disc_filter"
-                 and c.contrast >= SHADING_CLEAR_FAINT_MIN_CONTRAST]
     return bool(clear) and all(float(_mean_residual(residual, c.x, c.y, DISC_FACE_FRAC * c.radius)[0]) > 0.0
                                for c in clear)
 
