@@ -2,18 +2,24 @@
 """Per-kind accuracy of the reader on synthesized scenes.
 
     python scripts/synth_table.py [--seeds 6000:6500] [--size 1280x720] [--workers 2]
+                                  [--kind outcome] [--by exposure_stops] [--reasons 10]
 
 Scene ``seed`` is ``vision.synth.render_scene(seed)`` (its kind and every
-condition drawn from the seed); labels come from how each scene was made.
+condition drawn from the seed; ``--kind`` forces the kind, e.g. ``outcome``
+for four flat separated tokens); labels come from how each scene was made.
 Prints the same columns as ``scripts/studio_table.py`` and exits 1 on any
-wrong outcome (each one's seed and reason on stderr).  Seeds 6000-6499 were never looked at while the reader was
-tuned (a held-out set).
+wrong outcome (each one's seed and reason on stderr).  ``--by CONDITION``
+adds the right share per value of one drawn condition (a numeric one in
+five bins of equal count), ``--reasons N`` the N most frequent reasons of
+the readings that were not right (numbers replaced by ``#``).  Seeds
+6000-6499 were never looked at while the reader was tuned (a held-out set).
 """
 from __future__ import annotations
 
 import argparse
 import collections
 import multiprocessing
+import re
 import sys
 from pathlib import Path
 
@@ -22,21 +28,70 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from studio_table import print_table  # noqa: E402
 
+#: Bins of a numeric condition in ``--by``.
+CONDITION_BINS = 5
 
-def _one(args: tuple[int, tuple[int, int]]) -> tuple[str, bool, bool, bool, int, str]:
+
+def _one(args: tuple[int, tuple[int, int], str | None]) -> dict:
     import cv2
 
     from vision.reader import read_frame
     from vision.synth import render_scene
 
     cv2.setNumThreads(1)
-    seed, size = args
-    scene = render_scene(seed, size=size)
+    seed, size, kind = args
+    scene = render_scene(seed, kind, size=size)
     label, reading = scene.label, read_frame(scene.image)
     want = label["verdict"]
     right = reading.verdict == want and (want != "outcome" or reading.red == label["red"])
     wrong = reading.verdict == "outcome" and (want != "outcome" or reading.red != label["red"])
-    return label["kind"], right, wrong, reading.verdict == "uncertain", seed, reading.reason
+    return {"kind": label["kind"], "right": right, "wrong": wrong, "uncertain": reading.verdict == "uncertain",
+            "seed": seed, "verdict": reading.verdict, "reason": reading.reason, "conditions": label["conditions"]}
+
+
+def condition_table(rows: list[dict], name: str) -> list[tuple[str, int, int, int]]:
+    """Rows grouped by the value of condition ``name``: (group, n, right, wrong outcomes).
+
+    A numeric condition is cut into ``CONDITION_BINS`` bins of about equal
+    count (``[lo, hi)``, the last one closed); any other is grouped by value
+    (None as ``none``).  Rows without the condition are left out.
+
+    Raises
+    ------
+    ValueError
+        No row has the condition ``name``.
+    """
+    have = [r for r in rows if name in r["conditions"]]
+    if not have:
+        raise ValueError(f"by: expected one of {sorted(rows[0]['conditions']) if rows else []}, got {name!r}")
+    values = [r["conditions"][name] for r in have if r["conditions"][name] is not None]
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values)
+    groups: dict[str, list[dict]] = collections.defaultdict(list)
+    if numeric and len(set(values)) > CONDITION_BINS:
+        ordered = sorted(values)
+        edges = [ordered[(k * len(ordered)) // CONDITION_BINS] for k in range(CONDITION_BINS)] + [ordered[-1]]
+        for r in have:
+            v = r["conditions"][name]
+            if v is None:
+                groups["none"].append(r)
+                continue
+            k = max(i for i in range(CONDITION_BINS) if v >= edges[i])
+            groups[f"[{edges[k]:.3g}, {edges[k + 1]:.3g}{']' if k == CONDITION_BINS - 1 else ')'}"].append(r)
+        order = sorted(groups, key=lambda g: (g == "none", float(g[1:].split(",")[0]) if g != "none" else 0.0))
+    else:
+        for r in have:
+            v = r["conditions"][name]
+            groups["none" if v is None else str(v)].append(r)
+        order = sorted(groups)
+    return [(g, len(groups[g]), sum(r["right"] for r in groups[g]), sum(r["wrong"] for r in groups[g]))
+            for g in order]
+
+
+def reason_table(rows: list[dict], top: int) -> list[tuple[int, str]]:
+    """The ``top`` most frequent (count, "verdict: reason") of the rows not read right, numbers as ``#``."""
+    counts = collections.Counter(f"{r['verdict']}: {re.sub(r'[0-9]+(?:[.][0-9]+)?', '#', r['reason'])}"
+                                 for r in rows if not r["right"])
+    return [(n, text) for text, n in counts.most_common(top)]
 
 
 def main() -> int:
@@ -44,21 +99,39 @@ def main() -> int:
     ap.add_argument("--seeds", default="6000:6500", help="START:END (end excluded)")
     ap.add_argument("--size", default="1280x720", help="WxH")
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--kind", default=None, help="force every scene to this kind (vision.synth.KINDS)")
+    ap.add_argument("--by", default=None, metavar="CONDITION", help="right share per value of a drawn condition")
+    ap.add_argument("--reasons", type=int, default=0, metavar="N", help="the N most frequent reasons not right")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split(":"))
     w, h = (int(v) for v in args.size.lower().split("x"))
+    from vision.synth import CONDITION_KEYS, KINDS
+    if args.kind is not None and args.kind not in KINDS:
+        ap.error(f"--kind: expected one of {', '.join(KINDS)}, got {args.kind!r}")
+    if args.by is not None and args.by not in CONDITION_KEYS:
+        ap.error(f"--by: expected one of {', '.join(sorted(CONDITION_KEYS))}, got {args.by!r}")
     stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
+    rows = []
     with multiprocessing.Pool(args.workers) as pool:
-        for kind, right, wrong, unsure, seed, reason in pool.imap(_one, [(s, (w, h)) for s in range(lo, hi)],
-                                                                  chunksize=4):
-            if wrong:
-                print(f"wrong outcome: seed {seed} ({kind}): {reason}", file=sys.stderr)
-            st = stats[kind]
+        for row in pool.imap(_one, [(s, (w, h), args.kind) for s in range(lo, hi)], chunksize=4):
+            if row["wrong"]:
+                print(f"wrong outcome: seed {row['seed']} ({row['kind']}): {row['reason']}", file=sys.stderr)
+            st = stats[row["kind"]]
             st["n"] += 1
-            st["right"] += right
-            st["wrong_outcome"] += wrong
-            st["uncertain"] += unsure
+            st["right"] += row["right"]
+            st["wrong_outcome"] += row["wrong"]
+            st["uncertain"] += row["uncertain"]
+            rows.append(row)
     tot = print_table(stats)
+    if args.by:
+        groups = condition_table(rows, args.by)
+        print(f"\n{args.by:<22}{'n':>5}{'right':>7}{'%':>6}{'wrong outcome':>15}")
+        for g, n, right, wrong in groups:
+            print(f"{g:<22}{n:>5}{right:>7}{100 * right / n:>6.0f}{wrong:>15}")
+    if args.reasons > 0:
+        print("\nnot right, by reason:")
+        for n, text in reason_table(rows, args.reasons):
+            print(f"{n:>5}  {text}")
     return 1 if tot["wrong_outcome"] else 0
 
 

@@ -1,0 +1,75 @@
+"""scripts/synth_table.py: the per-condition and per-reason tables, and the CLI on real scenes."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts"))
+
+import synth_table  # noqa: E402
+
+
+def _row(right: bool, wrong: bool = False, reason: str = "", verdict: str = "uncertain", **cond) -> dict:
+    return {"kind": "outcome", "right": right, "wrong": wrong, "uncertain": verdict == "uncertain", "seed": 0,
+            "verdict": verdict, "reason": reason, "conditions": cond}
+
+
+def test_numeric_condition_in_bins_of_equal_count():
+    rows = [_row(right=v >= 5, exposure_stops=float(v)) for v in range(10)]
+    got = synth_table.condition_table(rows, "exposure_stops")
+    assert [n for _, n, _, _ in got] == [2, 2, 2, 2, 2]
+    assert [right for _, _, right, _ in got] == [0, 0, 1, 2, 2]
+    assert got[0][0] == "[0, 2)" and got[-1][0] == "[8, 9]"
+
+
+def test_categorical_condition_and_none():
+    rows = [_row(True, glaze="gold"), _row(False, glaze="gold"), _row(True, wrong=False, glaze="celadon"),
+            _row(False, wrong=True, glaze=None)]
+    got = synth_table.condition_table(rows, "glaze")
+    assert got == [("celadon", 1, 1, 0), ("gold", 2, 1, 0), ("none", 1, 0, 1)]
+
+
+def test_numeric_with_none_keeps_none_apart():
+    rows = [_row(True, jpeg_quality=q) for q in range(40, 100, 5)] + [_row(False, jpeg_quality=None)]
+    got = synth_table.condition_table(rows, "jpeg_quality")
+    assert got[-1] == ("none", 1, 0, 0)
+    assert sum(n for _, n, _, _ in got) == len(rows)
+
+
+def test_unknown_condition():
+    with pytest.raises(ValueError, match="by: expected one of"):
+        synth_table.condition_table([_row(True, glaze="gold")], "nothing")
+    with pytest.raises(ValueError):
+        synth_table.condition_table([], "glaze")
+
+
+def test_reasons_counted_with_numbers_as_hash():
+    rows = [_row(False, reason="3 tokens on the plate, not 4", verdict="reshake"),
+            _row(False, reason="5 tokens on the plate, not 4", verdict="reshake"),
+            _row(False, reason="contrast 4.6 Lab units"),
+            _row(True, reason="four flat tokens", verdict="outcome")]
+    assert synth_table.reason_table(rows, 5) == [(2, "reshake: # tokens on the plate, not #"),
+                                                 (1, "uncertain: contrast # Lab units")]
+    assert synth_table.reason_table(rows, 1) == [(2, "reshake: # tokens on the plate, not #")]
+    assert synth_table.reason_table([], 3) == []
+
+
+def test_cli_on_real_scenes():
+    """Three forced four-flat scenes at 640x480, end to end: the table, the
+    condition table and the reasons; a bad --kind or --by is a usage error."""
+    cmd = [sys.executable, str(ROOT / "scripts" / "synth_table.py"), "--seeds", "303000:303003", "--size",
+           "640x480", "--workers", "1"]
+    out = subprocess.run(cmd + ["--kind", "outcome", "--by", "glaze", "--reasons", "3"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[1].split()[:2] == ["outcome", "3"]
+    assert any(line.startswith("glaze") for line in lines)
+    assert "not right, by reason:" in out.stdout or lines[1].split()[2] == "3"
+    for bad in (["--kind", "bogus"], ["--by", "nothing"]):
+        res = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and "expected one of" in res.stderr
