@@ -978,7 +978,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             continue
         z = (resp - med) / noise
         better = z > best_z
-        best_z[better] = z[better]
+        # = best_z[better] = z[better]; best_k[better] = k (no compaction)
+        np.copyto(best_z, z, where=better)
         best_k[better] = k
     found: list[Candidate] = []
     shadows: list[tuple[float, float, float]] = []
