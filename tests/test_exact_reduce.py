@@ -156,3 +156,15 @@ def test_sector_contrasts_and_outline_support_same_bits(views):
                 checked += 1
     assert checked > 200
 
+
+def test_ring_colour_same_bits_as_boolean_selection(views):
+    for view in views:
+        r = view.radius_px / view.plate_radius_px
+        for inner, outer in ((0.0, 0.3), (0.6, 0.75), (0.88, 0.96), (0.2, 0.21)):
+            want = np.median(view.lab[(r >= inner) & (r < outer)], axis=0)
+            got = view.ring_colour(inner, outer)
+            assert got.dtype == want.dtype and np.array_equal(_bits(got), _bits(want))
+        # a NumPy float fraction compares in float64: the uncached selection, as before
+        inner = np.float64(0.6)
+        want = np.median(view.lab[(r >= inner) & (r < 0.75)], axis=0)
+        assert np.array_equal(_bits(view.ring_colour(inner, 0.75)), _bits(want))
