@@ -80,3 +80,17 @@ def test_offplate_checks_same(plates):
                 assert reach == ref_plate_intrusions(plate, area, given)
                 found += len(got) + len(reach)
     assert found > 0
+
+
+def test_kept_not_cloth_mask_same_as_recomputed(plates):
+    from dataclasses import replace
+
+    from vision.plate import not_cloth_mask
+    for plate in plates:
+        want = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
+        assert plate.not_cloth is not None and not plate.not_cloth.flags.writeable
+        assert plate.not_cloth.dtype == want.dtype and np.array_equal(plate.not_cloth, want)
+        # the mask outside the plate, from the kept mask and recomputed (no mask kept)
+        got = R.outside_plate_mask(plate)
+        again = R.outside_plate_mask(replace(plate, not_cloth=None))
+        assert got.dtype == again.dtype and np.array_equal(got, again)

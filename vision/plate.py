@@ -125,6 +125,11 @@ class PlateFit:
         Downscaled pixels per source pixel.
     frame_size : (int, int)
         The source frame's (width, height), pixels.
+    not_cloth : ndarray, uint8, (h, w), or None
+        ``not_cloth_mask(cloth_deviation, cloth_lightness)`` as the search
+        computed it (read-only), for looking off the plate without computing
+        it again; None: not kept (it must be computed from the two maps; a
+        copy of the fit with other maps must set it to None).
     """
 
     ellipse: Ellipse | None
@@ -135,6 +140,7 @@ class PlateFit:
     cloth_lightness: np.ndarray = field(repr=False)
     work_scale: float
     frame_size: tuple[int, int]
+    not_cloth: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fill <= 1.0 + 1e-6:
@@ -427,8 +433,9 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         small = cv2.resize(frame, work_size, interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, ksize=(0, 0), sigmaX=PLATE_BLUR_SIGMA_PX)
     dev, dev_l = cloth_deviation(small)
-    mask = not_cloth_mask(dev, dev_l)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    not_cloth = not_cloth_mask(dev, dev_l)
+    not_cloth.setflags(write=False)  # kept in the PlateFit
+    mask = cv2.morphologyEx(not_cloth, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     n, labels, stats, _ = _components_with_stats(mask)
     sh, sw = mask.shape
     min_minor_px = PLATE_MIN_MINOR_FRAC * sh
@@ -478,14 +485,16 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     if best is None:
         why = "; ".join(dict.fromkeys(reasons)) if reasons else "nothing on the table differs from the cloth"
         return PlateFit(ellipse=None, fill=0.0, contrast=0.0, reason=f"no plate found: {why}",
-                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h))
+                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
+                    not_cloth=not_cloth)
     _, ((ecx, ecy), (d1, d2), ang), fill, contrast = best
     inv = 1.0 / scale
     # OpenCV's RotatedRect angle belongs to the first axis (width, d1).
     ellipse = Ellipse.from_axes(ecx * inv, ecy * inv, d1 / 2 * inv, d2 / 2 * inv, ang)
     return PlateFit(ellipse=ellipse, fill=min(fill, 1.0), contrast=contrast,
                     reason=f"plate fitted (fills {fill:.0%} of its ellipse, contrast {contrast:.0f} cloth spreads)",
-                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h))
+                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
+                    not_cloth=not_cloth)
 
 
 def plate_to_canonical(ellipse: Ellipse, *, plate_radius_px: float, canvas_px: int) -> np.ndarray:

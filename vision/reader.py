@@ -221,7 +221,11 @@ def outside_plate_mask(plate: PlateFit) -> np.ndarray:
     ndarray, uint8, (h, w) of ``plate.cloth_deviation``, values 0 or 1
     """
     inner = plate_ellipse_mask(plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC)
-    return not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness) & (1 - inner)
+    # the plate search's own mask when it kept it (the same function of the same maps)
+    not_cloth = plate.not_cloth
+    if not_cloth is None:
+        not_cloth = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
+    return not_cloth & (1 - inner)
 
 
 def offplate_blobs(plate: PlateFit, token_area_src_px: float,
