@@ -526,3 +526,19 @@ def test_peaks_with_the_callers_allowed_box(views):
             resp = T.disc_response(residual, r)
             assert T._peaks(resp, allowed, 0.0, 1.6 * r, allowed_box=box) == ref_peaks(resp, allowed, 0.0, 1.6 * r)
     assert T._true_box(np.zeros((5, 5), bool)) is None
+
+
+def test_zeroed_where_same_bits_as_boolean_assignment(views):
+    rng = np.random.default_rng(11)
+    for view in views:
+        mask, _ = T._blob_mask(view)
+        grown = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        noise = (rng.random(mask.shape) < 0.05).astype(np.uint8)
+        for image in (view.residual, view.residual[..., 0].copy()):
+            for m in (mask, grown, noise, np.zeros_like(mask), np.ones_like(mask)):
+                want = image.copy()
+                want[m.astype(bool)] = 0.0
+                got = T._zeroed_where(image, m)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+                assert got.flags.writeable and not np.shares_memory(got, image)

@@ -1128,6 +1128,13 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
     return cand
 
 
+def _zeroed_where(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A copy of ``image`` (H, W[, C]) with the pixels where ``mask`` (H, W)
+    is non-zero set to 0.0: ``out = image.copy(); out[mask.astype(bool)] = 0.0``,
+    bit for bit, by one masked ``cv2.copyTo`` into a new (zero-filled) array."""
+    return cv2.copyTo(image, (mask == 0).view(np.uint8))
+
+
 def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
     """Set the disc of ``radius_px`` around (x, y) to zero, in place (an array
     this module owns, never the caller's view)."""
@@ -1459,8 +1466,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # so a red face does not make rings of false discs around itself.
     guard_px = max(1, int(round(BLOB_GUARD_FRAC * (lo_px + hi_px) / 2)))
     claimed = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
-    residual = view.residual.copy()
-    residual[claimed.astype(bool)] = 0.0
+    residual = _zeroed_where(view.residual, claimed)
     allowed = view.radius_px < FAINT_SEARCH_RADIUS_FRAC * R
     accept = view.radius_px < FAINT_ACCEPT_RADIUS_FRAC * R
     if disc_like:
@@ -1519,8 +1525,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
     for b in walls:  # not grown: the face it borders keeps its whole disc
         claimed[b.mask] = 1
-    residual = view.residual.copy()
-    residual[claimed.astype(bool)] = 0.0
+    residual = _zeroed_where(view.residual, claimed)
     resp = disc_response(residual, token_r)
     vals = resp[allowed]
     med = fast_median(vals)  # = np.median, bit for bit
@@ -1532,9 +1537,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     blob_centres = [(b.x, b.y) for b in blobs]
     # For measuring a faint face's extent: only the blobs' own pixels removed,
     # so a pale face beside a red one keeps its whole outline.
-    bare_residual = view.residual.copy()
-    for b in blobs:
-        bare_residual[b.mask] = 0.0
+    bare_residual = _zeroed_where(view.residual, keep)  # ``keep``: every blob's pixels
     # A suspect inside the well with the disc's contrast all round (every
     # sector) is kept even when its region is not token-like: a face on a
     # shaded or glossy plate
