@@ -168,3 +168,73 @@ def test_ring_colour_same_bits_as_boolean_selection(views):
         inner = np.float64(0.6)
         want = np.median(view.lab[(r >= inner) & (r < 0.75)], axis=0)
         assert np.array_equal(_bits(view.ring_colour(inner, 0.75)), _bits(want))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_nanmedian_last_axis_same_bits(seed):
+    from vision.exact_reduce import nanmedian_last_axis
+    rng = np.random.default_rng(seed)
+    for i in range(300):
+        shape = (int(rng.integers(1, 4)), int(rng.integers(1, 30)), int(rng.integers(1, 40)))
+        a = np.abs(rng.standard_normal(shape)) * 10.0 ** rng.uniform(-3, 3)
+        if i % 3 == 0:
+            a = np.round(a)  # ties and zeros
+        a[rng.random(shape) < rng.uniform(0, 0.9)] = np.nan
+        if i % 7 == 0:
+            a[..., 0] = np.inf  # NumPy's own path
+        if i % 11 == 0:
+            a[rng.random(shape) < 0.2] = -0.0  # NumPy's own path
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN rows (NumPy's own path)
+            want = np.nanmedian(a, axis=-1, keepdims=True)
+            got = nanmedian_last_axis(a)
+        assert got.shape == want.shape and np.array_equal(_bits(got), _bits(want))
+
+
+def ref_shading_at_plate(residual, delta_e, max_delta_e, geo):
+    """``shading._shading_at_plate`` before the round-9 speed work, verbatim
+    (with the previous ``_cell_fit`` and ``np.nanmedian`` in the fit)."""
+    from vision import shading as S
+
+    def robust_harmonic(means, ok, design):
+        n_min = S.SHADING_MIN_CELL_SHARE * means.shape[-1]
+        w = np.broadcast_to(ok, means.shape).astype(np.float64)
+        coef = S._fit(means, w, design)
+        dev = np.abs(means - coef @ design.T)
+        dev_ok = np.where(w > 0, dev, np.nan)
+        dev_ok[~(w > 0).any(axis=-1)] = 0.0
+        scale = 1.4826 * np.nanmedian(dev_ok, axis=-1, keepdims=True)
+        keep = (w > 0) & (dev <= np.maximum(S.SHADING_OUTLIER_SIGMAS * scale, S.SHADING_MIN_OUTLIER_LAB))
+        coef = S._fit(means, keep.astype(np.float64), design)
+        coef[keep.sum(axis=-1) < n_min] = 0.0
+        return coef
+
+    def cell_fit(cells, flat, n_bands, design, cell_px):
+        n_cells = n_bands * S.SHADING_ANGLE_CELLS
+        counts_b = np.bincount(cells, minlength=n_cells).reshape(n_bands, S.SHADING_ANGLE_CELLS)
+        ok = (counts_b >= S.SHADING_MIN_CELL_PX) & (counts_b >= S.SHADING_MIN_CELL_COVER * cell_px)
+        sums = np.stack([np.bincount(cells, weights=flat[:, ch], minlength=n_cells) for ch in range(3)])
+        means = sums.reshape(3, n_bands, S.SHADING_ANGLE_CELLS) / np.maximum(counts_b, 1)
+        return robust_harmonic(means, ok, design).transpose(1, 0, 2)
+
+    values = residual[geo.box].reshape(-1, 3)
+    use = (geo.cell >= 0) & (delta_e[geo.box].ravel() <= max_delta_e)
+    cells = geo.cell[use]
+    flat = values[use]
+    design = np.stack([np.ones(S.SHADING_ANGLE_CELLS), geo.cell_cos, geo.cell_sin], axis=1)
+    coef = cell_fit(cells, flat, geo.n_bands, design, geo.cell_px)[..., 1:]
+    coef = np.ascontiguousarray(coef.reshape(geo.n_bands, 6), dtype=np.float32)
+    at = np.take(coef, geo.lo, axis=0)
+    at += geo.frac * (np.take(coef, geo.hi, axis=0) - at)
+    return at[:, 0::2] * geo.cos + at[:, 1::2] * geo.sin
+
+
+def test_shading_at_plate_same_bits(views):
+    from vision import shading as S
+    for view in views:
+        geo = S._geometry(view.residual.shape[0], float(view.plate_radius_px))
+        for max_delta_e in (4.0, S.SHADING_MAX_DELTA_E, 30.0):
+            want = ref_shading_at_plate(view.residual, view.delta_e, max_delta_e, geo)
+            got = S._shading_at_plate(view.residual, view.delta_e, max_delta_e, geo)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            assert np.array_equal(_bits(got), _bits(want))

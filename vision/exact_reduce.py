@@ -171,3 +171,46 @@ def percentile_linear(values: list[float], q: float) -> float:
     g = v - i
     diff = b - a
     return b - diff * (1 - g) if g >= 0.5 else a + diff * g
+
+
+#: ``np.nanmedian`` along an axis of a multi-dimensional array shorter than
+#: this sorts a masked array (its "small" path, reproduced by
+#: :func:`nanmedian_last_axis`); longer axes take another path.
+NANMEDIAN_SMALL_AXIS_MAX = 600
+
+
+def nanmedian_last_axis(values: np.ndarray) -> np.ndarray:
+    """``np.nanmedian(values, axis=-1, keepdims=True)``, bit for bit, without masked arrays.
+
+    NumPy sorts each row as a masked array (NaN masked, sorted last), takes
+    the ``(k - 1) // 2``-th and ``k // 2``-th of its ``k`` valid values, and
+    returns their masked sum (from 0.0) divided by 2.0; here the same from a
+    plain ``np.sort`` (NaN last).  NumPy's own for anything else: not a
+    float64 array of 2 or more dimensions with rows of 1 to
+    ``NANMEDIAN_SMALL_AXIS_MAX - 1`` values, any infinite value (its order
+    against the masked values is NumPy's business), any -0.0, or a row with
+    no valid value (NumPy warns and gives NaN).
+
+    Parameters
+    ----------
+    values : ndarray, float64, (..., n)
+
+    Returns
+    -------
+    ndarray, float64, (..., 1)
+    """
+    values = np.asarray(values)
+    if (values.dtype != np.float64 or values.ndim < 2 or not 0 < values.shape[-1] < NANMEDIAN_SMALL_AXIS_MAX
+            or np.isinf(values).any()):
+        return np.nanmedian(values, axis=-1, keepdims=True)
+    counts = values.shape[-1] - np.count_nonzero(np.isnan(values), axis=-1, keepdims=True)
+    zeros = values == 0
+    if not counts.all() or (zeros.any() and np.signbit(values[zeros]).any()):
+        # (a -0.0 beside a 0.0 may sort either way)
+        return np.nanmedian(values, axis=-1, keepdims=True)
+    ordered = np.sort(values, axis=-1)
+    high = counts // 2
+    low = np.where(counts % 2 == 1, high, high - 1)
+    total = np.add(0.0, np.take_along_axis(ordered, low, axis=-1))
+    total += np.take_along_axis(ordered, high, axis=-1)
+    return np.true_divide(total, 2.0, out=total)
