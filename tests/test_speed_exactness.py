@@ -230,3 +230,19 @@ def test_ring_colour_equals_np_median(seed):
             assert np.isnan(got).all()
             continue
         assert got.dtype == want.dtype and np.array_equal(got, want), (lo, hi)
+
+
+@pytest.mark.parametrize("shape", [(320, 569), (320, 427), (320, 240), (9, 11), (40, 23), (6, 6)])
+def test_border_pixels_same_as_the_flat_gather(shape):
+    from vision.plate import _border_geometry, _border_pixels
+    h, w = shape
+    geo = _border_geometry(h, w)
+    image = _textured(h, w, 4)
+    assert np.array_equal(_border_pixels(image, geo), image.reshape(-1, 3)[geo.flat])
+    plane = np.random.default_rng(5).standard_normal((h, w)).astype(np.float32)
+    got = _border_pixels(plane, geo)
+    assert got.dtype == np.float32 and np.array_equal(got, plane.ravel()[geo.flat])
+    if min(h, w) >= 20:  # the cloth model on a narrow frame too
+        dev, light = cloth_deviation(image)
+        want_dev, want_light = _cloth_deviation_plain(image)
+        assert np.array_equal(dev, want_dev) and np.array_equal(light, want_light)
