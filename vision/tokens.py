@@ -1490,8 +1490,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     weak: list[_Blob] = []
     used: set[int] = set()
     walls: list[_Blob] = []
+    r_frac = view.radius_px / R  # (once, not per blob)
     for b in blobs:
-        if is_rim_arc(b.mask, view.radius_px / R, token_r / R):
+        if is_rim_arc(b.mask, r_frac, token_r / R):
             continue  # the rim's or the well wall's glaze, highlight or shadow
         if _slope_highlight(b, view.residual, R, token_r):
             continue  # a short light arc on the well's slope
