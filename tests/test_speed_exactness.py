@@ -246,3 +246,19 @@ def test_border_pixels_same_as_the_flat_gather(shape):
         dev, light = cloth_deviation(image)
         want_dev, want_light = _cloth_deviation_plain(image)
         assert np.array_equal(dev, want_dev) and np.array_equal(light, want_light)
+
+
+def test_median_over_axis_0_same_bits_as_per_column():
+    """``faces.classify_face`` takes a face's absolute a*, b*, L* from
+    ``np.median(face, axis=0)`` instead of three ``np.median(face[:, c])``."""
+    rng = np.random.default_rng(9)
+    scene = render_scene(21, "outcome", size=(960, 540))
+    lab = bgr_to_lab(scene.image).reshape(-1, 3)
+    for i in range(400):
+        n = int(rng.integers(3, 600))
+        face = lab[rng.integers(0, lab.shape[0], n)] if i % 2 else (rng.standard_normal((n, 3)) * 9).astype(np.float32)
+        if i % 3 == 0:
+            face = np.round(face)  # ties
+        both = np.median(face, axis=0)
+        for c in range(3):
+            assert both[c].view(np.uint32) == np.float32(np.median(face[:, c])).view(np.uint32)
