@@ -535,7 +535,8 @@ def test_zeroed_where_same_bits_as_boolean_assignment(views):
         grown = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
         noise = (rng.random(mask.shape) < 0.05).astype(np.uint8)
         for image in (view.residual, view.residual[..., 0].copy()):
-            for m in (mask, grown, noise, np.zeros_like(mask), np.ones_like(mask)):
+            wall = view.radius_px >= 0.8 * view.plate_radius_px  # a bool mask, as faces_against_wall's
+            for m in (mask, grown, noise, np.zeros_like(mask), np.ones_like(mask), wall):
                 want = image.copy()
                 want[m.astype(bool)] = 0.0
                 got = T._zeroed_where(image, m)

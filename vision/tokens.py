@@ -1171,8 +1171,7 @@ def _pale_face_inside(residual: np.ndarray, claimed: np.ndarray, others: list[tu
     than two radii is masked into the rim of this face; the sectors facing it
     then compare this face with the plate there.
     """
-    face_residual = residual.copy()
-    face_residual[claimed.astype(bool)] = 0.0
+    face_residual = _zeroed_where(residual, claimed)
     for ox, oy in others:
         _blank(face_residual, ox, oy, FACED_MASK_RADII * radius_px)
     n_sectors, contrast = sector_support(face_residual, float(x), float(y), radius_px)
@@ -1774,8 +1773,7 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
     area = (~wall) & (radius_px >= wall_px - WALL_FACE_REACH_RADII * token_r)
     if not area.any():
         return []
-    well = residual.copy()
-    well[wall] = 0.0
+    well = _zeroed_where(residual, wall)
     resp = disc_response(well, token_r)
     open_px = max(1, int(round(WALL_FACE_OPEN_RADII * token_r)))
     out: list[tuple[float, float, float]] = []
