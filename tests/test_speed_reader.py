@@ -129,3 +129,20 @@ def test_saturated_room_same_as_axis_sum():
             assert room == float(dist.max()) / 10.0
             checked += 1
     assert checked > 0
+
+
+def test_decide_with_the_callers_covered_evidence_same():
+    """``read_frame`` passes the bowl's cues it measured before taking out the
+    shading to ``decide``: the shading model leaves the colours they read."""
+    from vision.canonical import make_canonical_view
+    frames = [load_image(p) for p in sorted((REPO / "samples" / "studio").glob("*.jpg"))[::3]]
+    frames += [render_scene(9300 + i, kind, size=(1280, 720)).image for i, kind in enumerate(("covered", "outcome"))]
+    for frame in frames:
+        plate = find_plate(frame)
+        if not plate.found:
+            continue
+        view = make_canonical_view(frame, plate.ellipse)
+        evidence = R.covered_evidence(view)
+        flat, search = R.search_tokens(view)
+        assert flat.lab is view.lab and R.covered_evidence(flat) == evidence
+        assert repr(R.decide(flat, search, plate, evidence=evidence)) == repr(R.decide(flat, search, plate))
