@@ -230,3 +230,35 @@ def test_ring_colour_equals_np_median(seed):
             assert np.isnan(got).all()
             continue
         assert got.dtype == want.dtype and np.array_equal(got, want), (lo, hi)
+
+
+@pytest.mark.parametrize("shape", [(320, 569), (320, 427), (320, 240), (9, 11), (40, 23), (6, 6)])
+def test_border_pixels_same_as_the_flat_gather(shape):
+    from vision.plate import _border_geometry, _border_pixels
+    h, w = shape
+    geo = _border_geometry(h, w)
+    image = _textured(h, w, 4)
+    assert np.array_equal(_border_pixels(image, geo), image.reshape(-1, 3)[geo.flat])
+    plane = np.random.default_rng(5).standard_normal((h, w)).astype(np.float32)
+    got = _border_pixels(plane, geo)
+    assert got.dtype == np.float32 and np.array_equal(got, plane.ravel()[geo.flat])
+    if min(h, w) >= 20:  # the cloth model on a narrow frame too
+        dev, light = cloth_deviation(image)
+        want_dev, want_light = _cloth_deviation_plain(image)
+        assert np.array_equal(dev, want_dev) and np.array_equal(light, want_light)
+
+
+def test_median_over_axis_0_same_bits_as_per_column():
+    """``faces.classify_face`` takes a face's absolute a*, b*, L* from
+    ``np.median(face, axis=0)`` instead of three ``np.median(face[:, c])``."""
+    rng = np.random.default_rng(9)
+    scene = render_scene(21, "outcome", size=(960, 540))
+    lab = bgr_to_lab(scene.image).reshape(-1, 3)
+    for i in range(400):
+        n = int(rng.integers(3, 600))
+        face = lab[rng.integers(0, lab.shape[0], n)] if i % 2 else (rng.standard_normal((n, 3)) * 9).astype(np.float32)
+        if i % 3 == 0:
+            face = np.round(face)  # ties
+        both = np.median(face, axis=0)
+        for c in range(3):
+            assert both[c].view(np.uint32) == np.float32(np.median(face[:, c])).view(np.uint32)

@@ -80,3 +80,69 @@ def test_offplate_checks_same(plates):
                 assert reach == ref_plate_intrusions(plate, area, given)
                 found += len(got) + len(reach)
     assert found > 0
+
+
+def test_kept_not_cloth_mask_same_as_recomputed(plates):
+    from dataclasses import replace
+
+    from vision.plate import not_cloth_mask
+    for plate in plates:
+        want = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
+        assert plate.not_cloth is not None and not plate.not_cloth.flags.writeable
+        assert plate.not_cloth.dtype == want.dtype and np.array_equal(plate.not_cloth, want)
+        # the mask outside the plate, from the kept mask and recomputed (no mask kept)
+        got = R.outside_plate_mask(plate)
+        again = R.outside_plate_mask(replace(plate, not_cloth=None))
+        assert got.dtype == again.dtype and np.array_equal(got, again)
+
+
+def test_saturated_room_same_as_axis_sum():
+    from vision import exposure as E
+    from vision.canonical import make_canonical_view
+
+    def ref_clipped(bgr):
+        return (bgr >= E.SATURATED_MIN_LEVEL).sum(axis=2, dtype=np.uint8)
+
+    checked = 0
+    for path in sorted((REPO / "samples" / "studio").glob("*.jpg"))[::4]:
+        frame = load_image(path)
+        plate = find_plate(frame)
+        if not plate.found:
+            continue
+        view = make_canonical_view(frame, plate.ellipse)
+        for lift in (0, 40, 80):  # brighter: more of the plate at the ceiling
+            bgr = np.clip(view.bgr.astype(np.int16) + lift, 0, 255).astype(np.uint8)
+            clipped = np.zeros(bgr.shape[:2], np.uint8)
+            for plane in cv2.split(bgr):
+                clipped += (plane >= E.SATURATED_MIN_LEVEL).view(np.uint8)
+            assert np.array_equal(clipped, ref_clipped(bgr))
+            room = E.saturated_room(bgr, view.radius_px, view.plate_radius_px, [(160.0, 160.0)], 10.0)
+            # the function as before, from the axis sum
+            want_room = (ref_clipped(bgr) >= E.SATURATED_MIN_CHANNELS) & (
+                view.radius_px < E.SATURATED_WELL_FRAC * view.plate_radius_px)
+            if not want_room.any():
+                assert room == 0.0
+                continue
+            want_room = want_room.astype(np.uint8)
+            cv2.circle(want_room, (160, 160), int(round(E.SATURATED_FOUND_RADII * 10.0)), 0, thickness=cv2.FILLED)
+            dist = cv2.distanceTransform(want_room, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+            assert room == float(dist.max()) / 10.0
+            checked += 1
+    assert checked > 0
+
+
+def test_decide_with_the_callers_covered_evidence_same():
+    """``read_frame`` passes the bowl's cues it measured before taking out the
+    shading to ``decide``: the shading model leaves the colours they read."""
+    from vision.canonical import make_canonical_view
+    frames = [load_image(p) for p in sorted((REPO / "samples" / "studio").glob("*.jpg"))[::3]]
+    frames += [render_scene(9300 + i, kind, size=(1280, 720)).image for i, kind in enumerate(("covered", "outcome"))]
+    for frame in frames:
+        plate = find_plate(frame)
+        if not plate.found:
+            continue
+        view = make_canonical_view(frame, plate.ellipse)
+        evidence = R.covered_evidence(view)
+        flat, search = R.search_tokens(view)
+        assert flat.lab is view.lab and R.covered_evidence(flat) == evidence
+        assert repr(R.decide(flat, search, plate, evidence=evidence)) == repr(R.decide(flat, search, plate))

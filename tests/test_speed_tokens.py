@@ -526,3 +526,71 @@ def test_peaks_with_the_callers_allowed_box(views):
             resp = T.disc_response(residual, r)
             assert T._peaks(resp, allowed, 0.0, 1.6 * r, allowed_box=box) == ref_peaks(resp, allowed, 0.0, 1.6 * r)
     assert T._true_box(np.zeros((5, 5), bool)) is None
+
+
+def test_zeroed_where_same_bits_as_boolean_assignment(views):
+    rng = np.random.default_rng(11)
+    for view in views:
+        mask, _ = T._blob_mask(view)
+        grown = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (7, 7)))
+        noise = (rng.random(mask.shape) < 0.05).astype(np.uint8)
+        for image in (view.residual, view.residual[..., 0].copy()):
+            wall = view.radius_px >= 0.8 * view.plate_radius_px  # a bool mask, as faces_against_wall's
+            for m in (mask, grown, noise, np.zeros_like(mask), np.ones_like(mask), wall):
+                want = image.copy()
+                want[m.astype(bool)] = 0.0
+                got = T._zeroed_where(image, m)
+                assert got.dtype == want.dtype and got.shape == want.shape
+                assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+                assert got.flags.writeable and not np.shares_memory(got, image)
+
+
+def test_is_rim_arc_same_as_with_np_nonzero(views):
+    """``blobshape.is_rim_arc`` finds the region's pixels by ``cv2.findNonZero``:
+    the same pixels in the same order as ``np.nonzero``."""
+    rng = np.random.default_rng(12)
+    for view in views:
+        regions = []
+        mask, _ = T._blob_mask(view)
+        n, labels = cv2.connectedComponents(mask)
+        regions += [labels == i for i in range(1, n)]
+        for _ in range(4):  # arcs along the rim, some thin enough to be one
+            arc = np.zeros(mask.shape, np.uint8)
+            cv2.ellipse(arc, (160, 160), (120, 120), 0, float(rng.uniform(0, 360)), float(rng.uniform(0, 360)), 1,
+                        int(rng.integers(1, 6)))
+            regions.append(arc.astype(bool))
+        for region in regions:
+            rr, cc = np.nonzero(region)
+            found = cv2.findNonZero(region.view(np.uint8))
+            if found is None:
+                assert rr.size == 0
+                continue
+            found = found.reshape(-1, 2)
+            assert np.array_equal(found[:, 1], rr) and np.array_equal(found[:, 0], cc)
+        rfrac = view.radius_px / view.plate_radius_px
+        for region in regions:
+            for token_frac in (0.05, 0.08):
+                assert B.is_rim_arc(region, rfrac, token_frac) == ref_is_rim_arc(region, rfrac, token_frac)
+
+
+def ref_is_rim_arc(region, radius_frac, token_radius_frac):
+    """``blobshape.is_rim_arc`` before round 9 (``np.nonzero``), verbatim but for the checks."""
+    rr, cc = np.nonzero(region)
+    if rr.size < 3:
+        return False
+    rho = radius_frac[rr, cc]
+    lo, hi = np.percentile(rho, [5, 95])
+    if lo < B.RIM_ARC_MIN_RADIUS_FRAC or hi - lo > B.RIM_ARC_MAX_THICKNESS_FRAC:
+        return False
+    c = radius_frac.shape[0] / 2.0 - 0.5
+    theta = np.arctan2(rr - c, cc - c)
+    order = np.sort(theta)
+    gaps = np.diff(np.concatenate([order, order[:1] + 2 * math.pi]))
+    widest = int(np.argmax(gaps))
+    middle = float(np.median(rho))
+    length_frac = (2 * math.pi - float(gaps[widest])) * middle
+    if length_frac < B.RIM_ARC_MIN_LENGTH_RADII * token_radius_frac:
+        return False
+    start = order[(widest + 1) % order.size]
+    along = ((theta - start) % (2 * math.pi)) * middle / token_radius_frac
+    return B._arc_is_even(along, rho / token_radius_frac)

@@ -112,9 +112,13 @@ def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: f
         raise ValueError(f"region: expected shape {radius_frac.shape}, got {region.shape}")
     if not token_radius_frac > 0:
         raise ValueError(f"token_radius_frac: expected > 0, got {token_radius_frac}")
-    rr, cc = np.nonzero(region)
-    if rr.size < 3:
+    # = np.nonzero(region) (cv2.findNonZero scans the rows in order: the same
+    # pixels in the same order, as int32)
+    found = cv2.findNonZero(np.ascontiguousarray(region if region.dtype == bool else region != 0).view(np.uint8))
+    if found is None or found.shape[0] < 3:
         return False
+    found = found.reshape(-1, 2)  # (x, y) points
+    rr, cc = found[:, 1], found[:, 0]
     rho = radius_frac[rr, cc]
     lo, hi = np.percentile(rho, [5, 95])
     if lo < RIM_ARC_MIN_RADIUS_FRAC or hi - lo > RIM_ARC_MAX_THICKNESS_FRAC:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .cache import cached
 from .colour import _LAB_TABLE, lab_from_codes, radial_median_profile_codes, ring_code_keys
 from .plate import fast_median, plate_to_canonical, rectify
 from .shrink import halve, halvings_for
@@ -108,14 +109,49 @@ class CanonicalView:
 
     def ring_colour(self, inner_frac: float, outer_frac: float) -> np.ndarray:
         """Median Lab of the plate between two radii (fractions of the plate radius)."""
-        r = self.radius_px / self.plate_radius_px
-        sel = (r >= inner_frac) & (r < outer_frac)
-        px = self.lab[sel]
-        if px.shape[0] == 0:
-            return np.median(px, axis=0)  # NaN, as before
+        flat = _ring_flat_indices(self, inner_frac, outer_frac)
+        if flat is not None and flat[0].size:
+            # the pixels of ``self.lab[sel]`` below, in the same (row-major)
+            # order, one contiguous array per channel
+            lab = self.lab.reshape(-1)
+            channels = [lab[idx] for idx in flat]
+        else:
+            r = self.radius_px / self.plate_radius_px
+            sel = (r >= inner_frac) & (r < outer_frac)
+            px = self.lab[sel]
+            if px.shape[0] == 0:
+                return np.median(px, axis=0)  # NaN, as before
+            channels = [np.ascontiguousarray(px[:, c]) for c in range(px.shape[1])]
         # = np.median(px, axis=0), bit for bit (plate.fast_median per channel)
-        return np.array([fast_median(np.ascontiguousarray(px[:, c])) for c in range(px.shape[1])],
-                        dtype=px.dtype)
+        return np.array([fast_median(ch) for ch in channels], dtype=self.lab.dtype)
+
+
+#: :func:`_ring_flat_indices` by (canvas side, plate radius, inner and outer fraction).
+_RING_FLAT_INDICES: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+
+
+def _ring_flat_indices(view: CanonicalView, inner_frac: float, outer_frac: float
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Flat indices into ``view.lab`` (C order, (S * S * 3,)) of each Lab
+    channel of the pixels :meth:`CanonicalView.ring_colour` selects, row-major
+    (cached, one intp array per channel).
+
+    None when they cannot be cached: ``view.radius_px`` is not the canvas
+    geometry's own grid, ``view.lab`` is not C-contiguous float32, or a
+    fraction or the plate radius is not a Python float (a NumPy float64
+    compares the float32 radii in another precision).
+    """
+    geo = _GEOMETRY_CACHE.get(view.canvas_px)
+    if (geo is None or view.radius_px is not geo.radius or type(inner_frac) is not float
+            or type(outer_frac) is not float or type(view.plate_radius_px) is not float
+            or view.lab.dtype != np.float32 or not view.lab.flags.c_contiguous):
+        return None
+
+    def make() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        r = geo.radius / view.plate_radius_px
+        first = np.flatnonzero((r >= inner_frac) & (r < outer_frac)) * 3
+        return first, first + 1, first + 2
+    return cached(_RING_FLAT_INDICES, (view.canvas_px, view.plate_radius_px, inner_frac, outer_frac), make)
 
 
 #: Extra samples kept around the warp's footprint in the shrunk frame, pixels

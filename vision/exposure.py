@@ -70,7 +70,12 @@ def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: floa
         raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
     if not token_r > 0:
         raise ValueError(f"token_r: expected > 0, got {token_r}")
-    clipped = (bgr >= SATURATED_MIN_LEVEL).sum(axis=2, dtype=np.uint8)
+    # = (bgr >= SATURATED_MIN_LEVEL).sum(axis=2, dtype=np.uint8): the same
+    # 0..3 counts, on contiguous channel planes (a sum over the short last
+    # axis is ~20x slower)
+    clipped = np.zeros(bgr.shape[:2], np.uint8)
+    for plane in cv2.split(bgr):
+        clipped += (plane >= SATURATED_MIN_LEVEL).view(np.uint8)
     room = (clipped >= SATURATED_MIN_CHANNELS) & (radius_px < SATURATED_WELL_FRAC * plate_radius_px)
     if not room.any():
         return 0.0

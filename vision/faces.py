@@ -286,19 +286,22 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     # The plate is the white reference, but only as far as neutral: a green or
     # blue glaze (negative a*) would make every white face look reddish.
     plate_ref[1] = max(float(plate_ref[1]), 0.0)
-    diff = np.median(face, axis=0) - plate_ref
+    # per channel the same bits as np.median(face[:, c]) (the same order
+    # statistics, averaged the same way), used again for the absolute a*, b*, L*
+    face_med = np.median(face, axis=0)
+    diff = face_med - plate_ref
     delta_l, delta_a, delta_b = (float(v) for v in diff)
     chroma = math.hypot(delta_a, delta_b)
     mid = 0.5 * (rule.red_min_delta_a + rule.white_max_delta_a)
     width = 0.25 * (rule.red_min_delta_a - rule.white_max_delta_a)
     p_red = 1.0 / (1.0 + math.exp(-max(min((delta_a - mid) / width, 50.0), -50.0)))
-    abs_a = float(np.median(face[:, 1]))
-    abs_b = float(np.median(face[:, 2]))
+    abs_a = float(face_med[1])  # = float(np.median(face[:, 1]))
+    abs_b = float(face_med[2])
     hue_deg = math.degrees(math.atan2(abs_b, abs_a))
     white_chroma = min(math.hypot(abs_a, abs_b), chroma)
     red_hue = RED_HUE_RANGE_DEG[0] <= hue_deg <= RED_HUE_RANGE_DEG[1]
     redder_than_orange = RED_HUE_RANGE_DEG[0] <= hue_deg < WHITE_WARM_MIN_HUE_DEG
-    face_l = float(np.median(face[:, 0]))
+    face_l = float(face_med[0])
     whitish = white_chroma <= WHITE_MAX_CHROMA and delta_l >= WHITE_MIN_DELTA_L and face_l >= WHITE_MIN_L
     # a* per unit of L*: a chromaticity, about the same for a face whatever
     # the exposure (a dark or washed-out red keeps it; a white never has it)

@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from .cache import cached
+from .exact_reduce import pairwise_layout, percentile_linear, segment_means_f32
 
 #: Outline filter (see :func:`outline_response`): a pale face on a pale plate
 #: shows its edge (the side wall, the shadow, the bevel of the face) as a thin
@@ -378,30 +379,64 @@ def _outline_window(lightness: np.ndarray, x: int, y: int, radius_px: float
     return lightness[y - half:y + half + 1, x - half:x + half + 1].ravel(), half
 
 
+def _sector_layout(radius_px: float) -> tuple:
+    """The ring's then the sides' pixels of :func:`_outline_masks`, sector by
+    sector, for :func:`_sector_contrasts` (read-only, cached by radius).
+
+    Returns
+    -------
+    order : ndarray, int64, (N,)
+        Window indices: the ring's 16 sectors, then the sides' 16 (each
+        sector row-major, :func:`_sectors_sorted`).
+    counts : ndarray, intp, (2 * OUTLINE_SECTORS,)
+        Pixels per sector, in that order.
+    segment : ndarray, intp, (N,)
+        Each pixel's place in ``counts``.
+    blocks, rest : ndarray or None
+        :func:`vision.exact_reduce.pairwise_layout` of ``counts`` (None: a
+        sector too large for it).
+    """
+    def make() -> tuple:
+        _, _, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
+        order = np.concatenate([ring_order, sides_order])
+        counts = np.concatenate([np.diff(ring_bounds), np.diff(sides_bounds)]).astype(np.intp)
+        segment = np.repeat(np.arange(counts.size), counts)
+        layout = pairwise_layout(counts)
+        return (order, counts, segment) + ((None, None) if layout is None else layout)
+    return cached(_OUTLINE_SECTOR_LAYOUTS, float(radius_px), make, _OUTLINE_CACHE_RADII)
+
+
+#: :func:`_sector_layout` by radius.
+_OUTLINE_SECTOR_LAYOUTS: dict[float, tuple] = {}
+
+
 def _sector_contrasts(patch: np.ndarray, radius_px: float, seen: np.ndarray | None
                       ) -> tuple[list[float], int]:
     """Sides minus ring mean (L units) of each of ``OUTLINE_SECTORS`` sectors of
     a window from :func:`_outline_window`, for the sectors measured, and how
     many sectors were not measured (less than ``OUTLINE_MIN_VISIBLE_SHARE`` of
-    their ring or sides in ``seen``, bool like ``patch``; None: all seen)."""
-    _, _, ring_order, ring_bounds, sides_order, sides_bounds = _outline_sector_order(radius_px)
-    # Each sector's pixels as one contiguous 1-D array, the same values in the
-    # same order as the boolean-mask selection: the same means, bit for bit.
-    per_sector, unmeasured = [], 0
-    for k in range(OUTLINE_SECTORS):
-        ring_k = ring_order[ring_bounds[k]:ring_bounds[k + 1]]
-        sides_k = sides_order[sides_bounds[k]:sides_bounds[k + 1]]
-        if ring_k.size == 0 or sides_k.size == 0:
-            continue
-        if seen is not None:
-            ring_seen, sides_seen = ring_k[seen[ring_k]], sides_k[seen[sides_k]]
-            if (ring_seen.size < OUTLINE_MIN_VISIBLE_SHARE * ring_k.size
-                    or sides_seen.size < OUTLINE_MIN_VISIBLE_SHARE * sides_k.size):
-                unmeasured += 1
-                continue
-            ring_k, sides_k = ring_seen, sides_seen
-        per_sector.append(float(patch[sides_k].mean()) - float(patch[ring_k].mean()))
-    return per_sector, unmeasured
+    their ring or sides in ``seen``, bool like ``patch``; None: all seen).
+
+    Each sector's mean is ``ndarray.mean`` of its pixels (the same values in
+    the same order as the boolean-mask selection), bit for bit, for all
+    sectors at once (:func:`vision.exact_reduce.segment_means_f32`)."""
+    order, counts, segment, blocks, rest = _sector_layout(radius_px)
+    layout = None if blocks is None else (blocks, rest)
+    n = OUTLINE_SECTORS
+    present = (counts[:n] > 0) & (counts[n:] > 0)  # a sector with no ring or no sides pixel is skipped
+    if seen is None:
+        measured, unmeasured = present, 0
+    else:
+        keep = seen[order]
+        order = order[keep]
+        kept = np.bincount(segment[keep], minlength=2 * n)
+        visible = ((kept[:n] >= OUTLINE_MIN_VISIBLE_SHARE * counts[:n])
+                   & (kept[n:] >= OUTLINE_MIN_VISIBLE_SHARE * counts[n:]))
+        measured = present & visible
+        unmeasured = int((present & ~visible).sum())
+        counts, layout = kept, pairwise_layout(kept)
+    means = segment_means_f32(patch[order], counts, layout).astype(np.float64)
+    return (means[n:] - means[:n])[measured].tolist(), unmeasured
 
 
 def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
@@ -458,9 +493,9 @@ def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
     per_sector, unmeasured = _sector_contrasts(patch, radius_px, seen)
     if not per_sector:
         return 0, contrast, 0.0
-    d = np.asarray(per_sector)
-    evenness = float(np.percentile(d, 25)) / contrast if contrast > 0 else 0.0
-    dark = int((d > 0).sum())
-    if 0 < unmeasured <= OUTLINE_MAX_UNMEASURED_SECTORS and dark == d.size:
+    # = float(np.percentile(per_sector, 25)), bit for bit
+    evenness = percentile_linear(per_sector, 25) / contrast if contrast > 0 else 0.0
+    dark = sum(v > 0 for v in per_sector)
+    if 0 < unmeasured <= OUTLINE_MAX_UNMEASURED_SECTORS and dark == len(per_sector):
         dark += unmeasured
     return dark, contrast, evenness

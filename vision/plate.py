@@ -125,6 +125,11 @@ class PlateFit:
         Downscaled pixels per source pixel.
     frame_size : (int, int)
         The source frame's (width, height), pixels.
+    not_cloth : ndarray, uint8, (h, w), or None
+        ``not_cloth_mask(cloth_deviation, cloth_lightness)`` as the search
+        computed it (read-only), for looking off the plate without computing
+        it again; None: not kept (it must be computed from the two maps; a
+        copy of the fit with other maps must set it to None).
     """
 
     ellipse: Ellipse | None
@@ -135,6 +140,7 @@ class PlateFit:
     cloth_lightness: np.ndarray = field(repr=False)
     work_scale: float
     frame_size: tuple[int, int]
+    not_cloth: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fill <= 1.0 + 1e-6:
@@ -154,6 +160,7 @@ class _BorderGeometry:
     """Per-size constants of the cloth model (read-only arrays)."""
 
     flat: np.ndarray     # intp (N,): flat indices of the border band, row-major
+    band: int            # the band's width, pixels (each side)
     design: np.ndarray   # float64 (N, 6): 1, x, y, x^2, xy, y^2 at the border pixels
     normal: np.ndarray   # float64 (6, 6): design.T @ design
     xs: np.ndarray       # float32 (W,): x / W
@@ -176,7 +183,7 @@ def _border_geometry(h: int, w: int) -> _BorderGeometry:
         by, bx = np.nonzero(border)
         xb, yb = xs[bx], ys[by]
         design = np.stack([np.ones_like(xb), xb, yb, xb * xb, xb * yb, yb * yb], axis=-1).astype(np.float64)
-        geo = _BorderGeometry(flat=(by * w + bx).astype(np.intp), design=design, normal=design.T @ design,
+        geo = _BorderGeometry(flat=(by * w + bx).astype(np.intp), band=band, design=design, normal=design.T @ design,
                               xs=xs, ys=ys, xy=np.outer(ys, xs))
         for arr in (geo.flat, geo.design, geo.normal, geo.xs, geo.ys, geo.xy):
             arr.setflags(write=False)
@@ -184,6 +191,25 @@ def _border_geometry(h: int, w: int) -> _BorderGeometry:
             _BORDER_CACHE.clear()
         _BORDER_CACHE[(h, w)] = geo
     return geo
+
+
+def _border_pixels(image: np.ndarray, geo: _BorderGeometry) -> np.ndarray:
+    """The border band's pixels of ``image`` (H, W[, C]), row-major: the same
+    values in the same order as ``image.reshape(H * W, -1)[geo.flat]``
+    (squeezed for a 2-D image), from four slices instead of a gather.
+
+    Row by row: a top (or bottom) band row whole, a middle row's left band
+    then its right band.  A frame too small for four separate bands takes
+    the gather.
+    """
+    h, w = image.shape[:2]
+    b = geo.band
+    if h <= 2 * b or w <= 2 * b:
+        return image.reshape((h * w,) + image.shape[2:])[geo.flat]
+    middle = np.concatenate([image[b:h - b, :b], image[b:h - b, w - b:]], axis=1)
+    tail = image.shape[2:]
+    return np.concatenate([image[:b].reshape((-1,) + tail), middle.reshape((-1,) + tail),
+                           image[h - b:].reshape((-1,) + tail)])
 
 
 def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -211,7 +237,7 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     # 6 x 6), then the quadratic surface evaluated separably: no (H, W, 6)
     # design matrix over the whole frame.  Each Lab channel is then handled
     # as its own contiguous plane.
-    border_lab = lab8.reshape(-1, 3)[geo.flat].astype(np.float64)
+    border_lab = _border_pixels(lab8, geo).astype(np.float64)  # = lab8.reshape(-1, 3)[geo.flat]
     coefs = np.linalg.solve(geo.normal, geo.design.T @ border_lab).astype(np.float32)  # (6, 3)
     xs, ys, xy = geo.xs, geo.ys, geo.xy
     units = []
@@ -223,7 +249,8 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         surface += c4 * xy
         residual = plane.astype(np.float32)
         residual -= surface
-        spread = np.float32(1.4826) * fast_median(np.abs(residual.ravel()[geo.flat]))
+        # = fast_median(np.abs(residual.ravel()[geo.flat]))
+        spread = np.float32(1.4826) * fast_median(np.abs(_border_pixels(residual, geo)))
         spread = max(spread, np.float32(CLOTH_MIN_SPREAD_LAB[c]))
         residual /= spread
         units.append(residual)
@@ -427,8 +454,9 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         small = cv2.resize(frame, work_size, interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, ksize=(0, 0), sigmaX=PLATE_BLUR_SIGMA_PX)
     dev, dev_l = cloth_deviation(small)
-    mask = not_cloth_mask(dev, dev_l)
-    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    not_cloth = not_cloth_mask(dev, dev_l)
+    not_cloth.setflags(write=False)  # kept in the PlateFit
+    mask = cv2.morphologyEx(not_cloth, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     n, labels, stats, _ = _components_with_stats(mask)
     sh, sw = mask.shape
     min_minor_px = PLATE_MIN_MINOR_FRAC * sh
@@ -478,14 +506,16 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     if best is None:
         why = "; ".join(dict.fromkeys(reasons)) if reasons else "nothing on the table differs from the cloth"
         return PlateFit(ellipse=None, fill=0.0, contrast=0.0, reason=f"no plate found: {why}",
-                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h))
+                        cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
+                    not_cloth=not_cloth)
     _, ((ecx, ecy), (d1, d2), ang), fill, contrast = best
     inv = 1.0 / scale
     # OpenCV's RotatedRect angle belongs to the first axis (width, d1).
     ellipse = Ellipse.from_axes(ecx * inv, ecy * inv, d1 / 2 * inv, d2 / 2 * inv, ang)
     return PlateFit(ellipse=ellipse, fill=min(fill, 1.0), contrast=contrast,
                     reason=f"plate fitted (fills {fill:.0%} of its ellipse, contrast {contrast:.0f} cloth spreads)",
-                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h))
+                    cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
+                    not_cloth=not_cloth)
 
 
 def plate_to_canonical(ellipse: Ellipse, *, plate_radius_px: float, canvas_px: int) -> np.ndarray:

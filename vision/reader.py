@@ -221,7 +221,11 @@ def outside_plate_mask(plate: PlateFit) -> np.ndarray:
     ndarray, uint8, (h, w) of ``plate.cloth_deviation``, values 0 or 1
     """
     inner = plate_ellipse_mask(plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC)
-    return not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness) & (1 - inner)
+    # the plate search's own mask when it kept it (the same function of the same maps)
+    not_cloth = plate.not_cloth
+    if not_cloth is None:
+        not_cloth = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
+    return not_cloth & (1 - inner)
 
 
 def offplate_blobs(plate: PlateFit, token_area_src_px: float,
@@ -319,16 +323,19 @@ def _token_readings(view: CanonicalView, cands: list[Candidate], faces: list[Fac
 
 
 def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
-           face_rule: FaceRule = DEFAULT_FACE_RULE) -> tuple[str, str, list[Candidate],
-                                                                                list[FaceReading | None], float]:
+           face_rule: FaceRule = DEFAULT_FACE_RULE, evidence: tuple[float, float] | None = None
+           ) -> tuple[str, str, list[Candidate], list[FaceReading | None], float]:
     """Turn the stage results into a verdict.
+
+    ``evidence``: :func:`covered_evidence` of ``view`` when the caller has it
+    (it reads only ``view.lab`` and the plate's geometry).
 
     Returns
     -------
     verdict, reason, the candidates reported, their face readings (None for
     non-flat ones), confidence in [0, 1].
     """
-    covered = covered_verdict(view, search)
+    covered = covered_verdict(view, search, evidence)
     if covered is not None:
         return covered
     cands = list(search.candidates)
@@ -588,8 +595,12 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
         covered = covered_verdict(view, search, evidence)
         if covered is not None:
             return _reading(covered, view, search, plate, t0)
-    view, search = search_tokens(view, settings)
-    return _reading(decide(view, search, plate, settings.face_rule), view, search, plate, t0)
+    flat, search = search_tokens(view, settings)
+    # the bowl's cues read the view's colours and radii only, which taking out
+    # the shading leaves as they are (the same arrays): the same evidence
+    same = flat.lab is view.lab and flat.radius_px is view.radius_px and flat.plate_radius_px == view.plate_radius_px
+    return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None), flat, search,
+                    plate, t0)
 
 
 def search_tokens(view: CanonicalView, settings: ReaderSettings | None = None, *,

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .canonical import PLATE_RADIUS_PX, CanonicalView
+from .exact_reduce import nanmedian_last_axis
 
 #: Width of one ring band of the shading model, canonical pixels.
 SHADING_BAND_PX = 4.0
@@ -144,23 +145,28 @@ def _robust_harmonic(means: np.ndarray, ok: np.ndarray, design: np.ndarray) -> n
     dev = np.abs(means - coef @ design.T)
     dev_ok = np.where(w > 0, dev, np.nan)
     dev_ok[~(w > 0).any(axis=-1)] = 0.0  # a band with no cell: no scale (and no warning)
-    scale = 1.4826 * np.nanmedian(dev_ok, axis=-1, keepdims=True)
+    scale = 1.4826 * nanmedian_last_axis(dev_ok)  # = np.nanmedian(dev_ok, axis=-1, keepdims=True)
     keep = (w > 0) & (dev <= np.maximum(SHADING_OUTLIER_SIGMAS * scale, SHADING_MIN_OUTLIER_LAB))
     coef = _fit(means, keep.astype(np.float64), design)
     coef[keep.sum(axis=-1) < n_min] = 0.0
     return coef
 
 
-def _cell_fit(cells: np.ndarray, flat: np.ndarray, n_bands: int, design: np.ndarray, cell_px: np.ndarray
+def _cell_fit(keys: np.ndarray, values: np.ndarray, n_bands: int, design: np.ndarray, cell_px: np.ndarray
               ) -> np.ndarray:
-    """Per-band robust harmonic fit to the cell means of the pixels ``flat``
-    (M, 3) in ``cells`` (M,): coef (bands, 3 channels, 3).  A cell takes part
-    when at least ``SHADING_MIN_CELL_COVER`` of its ``cell_px`` pixels (and
-    ``SHADING_MIN_CELL_PX``) are among them."""
+    """Per-band robust harmonic fit to the cell means of the pixels ``values``
+    (N, 3) whose ``keys`` (N,) name their cell (``n_bands *
+    SHADING_ANGLE_CELLS`` for a pixel left out): coef (bands, 3 channels, 3).
+    A cell takes part when at least ``SHADING_MIN_CELL_COVER`` of its
+    ``cell_px`` pixels (and ``SHADING_MIN_CELL_PX``) are among them.
+
+    The pixels left out go to one bin past the cells, so every cell's sum
+    adds the same values in the same order as a ``np.bincount`` of the kept
+    pixels alone (the same float64 sums, without gathering them)."""
     n_cells = n_bands * SHADING_ANGLE_CELLS
-    counts_b = np.bincount(cells, minlength=n_cells).reshape(n_bands, SHADING_ANGLE_CELLS)
+    counts_b = np.bincount(keys, minlength=n_cells + 1)[:n_cells].reshape(n_bands, SHADING_ANGLE_CELLS)
     ok = (counts_b >= SHADING_MIN_CELL_PX) & (counts_b >= SHADING_MIN_CELL_COVER * cell_px)
-    sums = np.stack([np.bincount(cells, weights=flat[:, ch], minlength=n_cells) for ch in range(3)])
+    sums = np.stack([np.bincount(keys, weights=values[:, ch], minlength=n_cells + 1)[:n_cells] for ch in range(3)])
     means = sums.reshape(3, n_bands, SHADING_ANGLE_CELLS) / np.maximum(counts_b, 1)
     return _robust_harmonic(means, ok, design).transpose(1, 0, 2)
 
@@ -170,14 +176,27 @@ def _shading_at_plate(residual: np.ndarray, delta_e: np.ndarray, max_delta_e: fl
     """:func:`angular_shading` on the plate's bounding box ``geo.box``: float32 (N, 3)."""
     values = residual[geo.box].reshape(-1, 3)
     use = (geo.cell >= 0) & (delta_e[geo.box].ravel() <= max_delta_e)
-    cells = geo.cell[use]
-    flat = values[use]
+    keys = np.where(use, geo.cell, geo.n_bands * SHADING_ANGLE_CELLS)  # the left-out pixels' bin past the cells
     design = np.stack([np.ones(SHADING_ANGLE_CELLS), geo.cell_cos, geo.cell_sin], axis=1)
-    coef = _cell_fit(cells, flat, geo.n_bands, design, geo.cell_px)[..., 1:]
+    coef = _cell_fit(keys, values, geo.n_bands, design, geo.cell_px)[..., 1:]
     coef = np.ascontiguousarray(coef.reshape(geo.n_bands, 6), dtype=np.float32)
-    at = np.take(coef, geo.lo, axis=0)
-    at += geo.frac * (np.take(coef, geo.hi, axis=0) - at)
-    return at[:, 0::2] * geo.cos + at[:, 1::2] * geo.sin
+    # Per pixel, at = coef[lo] + frac * (coef[hi] - coef[lo]) and per channel
+    # at_cos * cos + at_sin * sin, the same float32 operations as on (N, 6)
+    # rows: ``hi`` is ``lo``'s next band (the last its own), so the difference
+    # is taken once per band; each coefficient is handled as a contiguous plane.
+    step = (np.take(coef, np.minimum(np.arange(geo.n_bands) + 1, geo.n_bands - 1), axis=0) - coef).T.copy()
+    planes = coef.T.copy()
+    frac, cos, sin = geo.frac[:, 0], geo.cos[:, 0], geo.sin[:, 0]
+    out = np.empty((geo.lo.size, 3), np.float32)
+    for c in range(3):
+        b = np.take(planes[2 * c], geo.lo)
+        b += frac * np.take(step[2 * c], geo.lo)
+        s = np.take(planes[2 * c + 1], geo.lo)
+        s += frac * np.take(step[2 * c + 1], geo.lo)
+        b *= cos
+        b += np.multiply(s, sin, out=s)
+        out[:, c] = b
+    return out
 
 
 def angular_shading(residual: np.ndarray, delta_e: np.ndarray, max_delta_e: float = SHADING_MAX_DELTA_E,

@@ -978,7 +978,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             continue
         z = (resp - med) / noise
         better = z > best_z
-        best_z[better] = z[better]
+        # = best_z[better] = z[better]; best_k[better] = k (no compaction)
+        np.copyto(best_z, z, where=better)
         best_k[better] = k
     found: list[Candidate] = []
     shadows: list[tuple[float, float, float]] = []
@@ -1127,6 +1128,13 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
     return cand
 
 
+def _zeroed_where(image: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """A copy of ``image`` (H, W[, C]) with the pixels where ``mask`` (H, W)
+    is non-zero set to 0.0: ``out = image.copy(); out[mask.astype(bool)] = 0.0``,
+    bit for bit, by one masked ``cv2.copyTo`` into a new (zero-filled) array."""
+    return cv2.copyTo(image, (mask == 0).view(np.uint8))
+
+
 def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
     """Set the disc of ``radius_px`` around (x, y) to zero, in place (an array
     this module owns, never the caller's view)."""
@@ -1163,8 +1171,7 @@ def _pale_face_inside(residual: np.ndarray, claimed: np.ndarray, others: list[tu
     than two radii is masked into the rim of this face; the sectors facing it
     then compare this face with the plate there.
     """
-    face_residual = residual.copy()
-    face_residual[claimed.astype(bool)] = 0.0
+    face_residual = _zeroed_where(residual, claimed)
     for ox, oy in others:
         _blank(face_residual, ox, oy, FACED_MASK_RADII * radius_px)
     n_sectors, contrast = sector_support(face_residual, float(x), float(y), radius_px)
@@ -1458,8 +1465,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # so a red face does not make rings of false discs around itself.
     guard_px = max(1, int(round(BLOB_GUARD_FRAC * (lo_px + hi_px) / 2)))
     claimed = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
-    residual = view.residual.copy()
-    residual[claimed.astype(bool)] = 0.0
+    residual = _zeroed_where(view.residual, claimed)
     allowed = view.radius_px < FAINT_SEARCH_RADIUS_FRAC * R
     accept = view.radius_px < FAINT_ACCEPT_RADIUS_FRAC * R
     if disc_like:
@@ -1483,8 +1489,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     weak: list[_Blob] = []
     used: set[int] = set()
     walls: list[_Blob] = []
+    r_frac = view.radius_px / R  # (once, not per blob)
     for b in blobs:
-        if is_rim_arc(b.mask, view.radius_px / R, token_r / R):
+        if is_rim_arc(b.mask, r_frac, token_r / R):
             continue  # the rim's or the well wall's glaze, highlight or shadow
         if _slope_highlight(b, view.residual, R, token_r):
             continue  # a short light arc on the well's slope
@@ -1518,8 +1525,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
     for b in walls:  # not grown: the face it borders keeps its whole disc
         claimed[b.mask] = 1
-    residual = view.residual.copy()
-    residual[claimed.astype(bool)] = 0.0
+    residual = _zeroed_where(view.residual, claimed)
     resp = disc_response(residual, token_r)
     vals = resp[allowed]
     med = fast_median(vals)  # = np.median, bit for bit
@@ -1531,9 +1537,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     blob_centres = [(b.x, b.y) for b in blobs]
     # For measuring a faint face's extent: only the blobs' own pixels removed,
     # so a pale face beside a red one keeps its whole outline.
-    bare_residual = view.residual.copy()
-    for b in blobs:
-        bare_residual[b.mask] = 0.0
+    bare_residual = _zeroed_where(view.residual, keep)  # ``keep``: every blob's pixels
     # A suspect inside the well with the disc's contrast all round (every
     # sector) is kept even when its region is not token-like: a face on a
     # shaded or glossy plate
@@ -1769,8 +1773,7 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
     area = (~wall) & (radius_px >= wall_px - WALL_FACE_REACH_RADII * token_r)
     if not area.any():
         return []
-    well = residual.copy()
-    well[wall] = 0.0
+    well = _zeroed_where(residual, wall)
     resp = disc_response(well, token_r)
     open_px = max(1, int(round(WALL_FACE_OPEN_RADII * token_r)))
     out: list[tuple[float, float, float]] = []
