@@ -507,7 +507,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         why = "; ".join(dict.fromkeys(reasons)) if reasons else "nothing on the table differs from the cloth"
         return PlateFit(ellipse=None, fill=0.0, contrast=0.0, reason=f"no plate found: {why}",
                         cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
-                    not_cloth=not_cloth)
+                        not_cloth=not_cloth)
     _, ((ecx, ecy), (d1, d2), ang), fill, contrast = best
     inv = 1.0 / scale
     # OpenCV's RotatedRect angle belongs to the first axis (width, d1).
