@@ -32,10 +32,14 @@ SIZE = (640, 480)
 def test_faint_face_overlapping_another_is_not_read(seed, monkeypatch):
     scene = render_scene(seed, "overlap", size=SIZE)
     assert scene.label["verdict"] == "rearrange"
+    # (the faint face's edge may put the pair under the overlap bound too:
+    # then it is a rearrange, see tests/test_face_centre.py)
+    assert read_frame(scene.image).verdict in ("uncertain", "rearrange")
+    monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)  # no face fitted by its edge
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
     assert "one of them faint" in got.reason
-    # the rule is what stops them: without it they were a (wrong) outcome
+    # the rule is what stops them then: without it they were a (wrong) outcome
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
     assert read_frame(scene.image).verdict == "outcome"
 

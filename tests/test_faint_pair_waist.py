@@ -132,6 +132,11 @@ def test_faint_white_overlap_244792_is_not_an_outcome(monkeypatch):
     assert scene.label["verdict"] == "rearrange"
     got = read_frame(scene.image)
     assert got.verdict != "outcome", (got.verdict, got.red, got.reason)
+    # (its faint faces' edges put the pair under the overlap bound too, see
+    # tests/test_face_centre.py: set aside to show this rule on its own)
+    monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)
+    got = read_frame(scene.image)
+    assert got.verdict != "outcome", (got.verdict, got.red, got.reason)
     assert "waist" in got.reason
     # the rule is what stops it: without it the pair passes as touching faces
     monkeypatch.setattr(reader, "FAINT_PAIRS_JOINED_MAX_DIST_RADII", 0.0)

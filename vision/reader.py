@@ -24,6 +24,7 @@ import numpy as np
 from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view
 from .exposure import saturated_room
+from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     face_split, alike_in_frame, whites_alike, whites_alike_in_lightness)
 from .io import to_bgr8
@@ -86,6 +87,13 @@ UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
 #: beside another is found 1.8-2.0 apart too): 10 of 3,000 natural scenes
 #: at 640x480 (155000-157999), all touching.
 FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
+#: A face not found as a blob is fitted by its edge (:mod:`vision.face_centre`)
+#: when another candidate's centre lies within this many token radii.  The
+#: fit matters only for the overlap bound (1.8 radii); a faint face's peak
+#: lies at most about 0.5 radii off its centre (forced overlaps 1.53-1.77
+#: true radii apart were found 1.78-2.11 apart), so a pair 3 radii apart by
+#: its peaks cannot fall under it.
+EDGE_FIT_NEIGHBOUR_RADII = 3.0
 #: Two flat faces neither of them a clear blob (each found by the disc filter
 #: or by its outline), closer than this many token radii, stop an outcome when
 #: what joins them at half their value (:func:`vision.tokens.faint_pair_waist`)
@@ -393,7 +401,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     pairs = [(math.hypot(a.x - b.x, a.y - b.y) / r, a.found_by != "blob" or b.found_by != "blob")
              for i, a in enumerate(flat) for b in flat[i + 1:]]
     apart = [d for d, _ in pairs]
-    close = [d for d in apart if d < OVERLAP_MAX_CENTRE_DIST_RADII]
+    # A face not found as a blob is found off its centre beside another; its
+    # edge gives the centre as surely as a blob's outline does (see
+    # vision.face_centre), so two faces overlap when either measure puts them close.
+    edged = _edge_centres(view.residual, flat, tokenish, r)
+    by_edges = [math.hypot(ea[0] - eb[0], ea[1] - eb[1]) / r
+                for i, ea in enumerate(edged) for eb in edged[i + 1:]]
+    close = [min(d, e) for d, e in zip(apart, by_edges) if min(d, e) < OVERLAP_MAX_CENTRE_DIST_RADII]
     if overlaps or close or (partials and n_tokens >= 4):
         return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
     if partials:
@@ -601,6 +615,25 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     same = flat.lab is view.lab and flat.radius_px is view.radius_px and flat.plate_radius_px == view.plate_radius_px
     return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None), flat, search,
                     plate, t0)
+
+
+def _edge_centres(residual: np.ndarray, flat: list[Candidate], tokenish: list[Candidate],
+                  radius_px: float) -> list[tuple[float, float]]:
+    """Each flat face's centre by its edge where that can bring it nearer another face.
+
+    A face not found as a blob, with another candidate within
+    ``EDGE_FIT_NEIGHBOUR_RADII`` token radii, gets the centre of the circle
+    fitted to its edge (:func:`vision.face_centre.fit_face_edge`, rays towards
+    those candidates left out); every other face keeps its own centre, as
+    does one whose edge gives no fit.  Canonical pixels, in ``flat``'s order.
+    """
+    out = []
+    for c in flat:
+        near = [(o.x, o.y) for o in tokenish
+                if o is not c and math.hypot(o.x - c.x, o.y - c.y) < EDGE_FIT_NEIGHBOUR_RADII * radius_px]
+        fit = fit_face_edge(residual, c.x, c.y, radius_px, near) if c.found_by != "blob" and near else NO_FIT
+        out.append((fit.x, fit.y) if fit.fitted else (c.x, c.y))
+    return out
 
 
 def search_tokens(view: CanonicalView, settings: ReaderSettings | None = None, *,

@@ -1,0 +1,147 @@
+"""vision.face_centre.fit_face_edge: a faint face's centre from its edge, and the reader's use of it.
+
+The disc filter's peak on a faint face beside another lies off the face's
+centre, away from it; a white face partly under a red one was found 2.01
+token radii from it (1.77 true) and the overlap was read as an outcome
+(fresh forced overlap 342939 at 1280x720).  Two faces now overlap when
+either their peaks or their edges' centres are closer than 1.8 radii.
+
+Checklist: smoke and known values on drawn residuals (a whole disc, a disc
+beside another, a disc partly under another), the empty case, the bad input
+table, the result type's own checks, and real pixels (that overlap scene;
+right outcomes of touching pairs still read).
+"""
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.face_centre import NO_FIT, EdgeFit, fit_face_edge
+from vision.reader import read_frame
+from vision.synth import render_scene
+
+S = 320
+R = 14.0
+PALE = (9.0, -1.0, -3.0)  # a faint white face's difference from the plate (Lab units)
+RED = (-12.0, 30.0, 14.0)
+SCALE = 8  # sub-pixel drawing: cv2 shift bits
+
+
+def draw_disc(res: np.ndarray, cx: float, cy: float, radius: float, colour) -> None:
+    cv2.circle(res, (int(round(cx * SCALE)), int(round(cy * SCALE))), int(round(radius * SCALE)), colour,
+               thickness=cv2.FILLED, lineType=cv2.LINE_AA, shift=3)
+
+
+def blank() -> np.ndarray:
+    return np.zeros((S, S, 3), np.float32)
+
+
+def test_whole_disc_from_an_offset_peak():
+    res = blank()
+    draw_disc(res, 160.3, 158.6, R, PALE)
+    fit = fit_face_edge(res, 163.0, 157.0, R)
+    assert fit.fitted and fit.n_edges >= 40
+    assert math.hypot(fit.x - 160.3, fit.y - 158.6) < 0.3
+    assert fit.radius_px == pytest.approx(R, abs=0.6)
+    assert fit.rms_px < 0.5
+
+
+def test_beside_another_face_its_rays_are_left_out():
+    """A red face touching the white one: rays towards it are skipped."""
+    res = blank()
+    draw_disc(res, 150.0, 160.0, R, PALE)
+    draw_disc(res, 150.0 + 2.0 * R, 160.0, R, RED)
+    peak = (146.0, 160.0)  # found away from the red face, as the filter does
+    fit = fit_face_edge(res, *peak, R, others=[(150.0 + 2.0 * R, 160.0)])
+    assert fit.fitted
+    assert math.hypot(fit.x - 150.0, fit.y - 160.0) < 0.5
+
+
+def test_partly_under_another_face_its_far_edge_gives_the_centre():
+    """A white face 1.6 radii from a red one drawn over it: its visible part
+    is a disc with a bite; the peak lies out in that part."""
+    res = blank()
+    draw_disc(res, 150.0, 160.0, R, PALE)
+    red = (150.0 + 1.6 * R, 160.0)
+    draw_disc(res, *red, R, RED)
+    peak = (144.0, 160.0)
+    fit = fit_face_edge(res, *peak, R, others=[red])
+    assert fit.fitted
+    assert math.hypot(fit.x - 150.0, fit.y - 160.0) < 1.0
+    # nearer the red face than the peak is: the pair measures closer
+    assert math.hypot(fit.x - red[0], fit.y - red[1]) < math.hypot(peak[0] - red[0], peak[1] - red[1]) - 4.0
+
+
+def test_empty_residual_is_no_fit():
+    fit = fit_face_edge(blank(), 160.0, 160.0, R)
+    assert fit is NO_FIT
+    assert not fit.fitted and math.isnan(fit.x) and fit.n_edges == 0
+
+
+def test_no_edge_within_reach_is_no_fit():
+    """A region much larger than a face: no ray falls to half contrast within 1.8 radii."""
+    res = blank()
+    draw_disc(res, 160.0, 160.0, 4 * R, PALE)
+    assert not fit_face_edge(res, 160.0, 160.0, R).fitted
+
+
+def test_every_ray_towards_neighbours_is_no_fit():
+    res = blank()
+    draw_disc(res, 160.0, 160.0, R, PALE)
+    around = [(160.0 + 2 * R * math.cos(a), 160.0 + 2 * R * math.sin(a)) for a in np.linspace(0, 2 * math.pi, 4,
+                                                                                             endpoint=False)]
+    assert not fit_face_edge(res, 160.0, 160.0, R, others=around).fitted
+
+
+def test_face_at_the_canvas_edge():
+    res = blank()
+    draw_disc(res, 8.0, 160.0, R, PALE)
+    fit = fit_face_edge(res, 9.0, 160.0, R)
+    # the rays off the canvas find no edge; the rest still fit the circle
+    assert fit.fitted
+    assert math.hypot(fit.x - 8.0, fit.y - 160.0) < 1.0
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"radius_px": 0.0}, "radius_px"),
+    ({"radius_px": math.nan}, "radius_px"),
+    ({"x": math.nan}, "x, y"),
+    ({"residual": np.zeros((S, S), np.float32)}, "residual"),
+    ({"residual": [[0.0]]}, "residual"),
+])
+def test_bad_input(kwargs, name):
+    args = {"residual": blank(), "x": 160.0, "y": 160.0, "radius_px": R}
+    args.update(kwargs)
+    with pytest.raises(ValueError, match=name):
+        fit_face_edge(**args)
+
+
+def test_edge_fit_checks_itself():
+    with pytest.raises(ValueError, match="n_edges"):
+        EdgeFit(1.0, 2.0, 3.0, -1, 0.1)
+    with pytest.raises(ValueError, match="finite"):
+        EdgeFit(math.nan, 2.0, 3.0, 12, 0.1)
+    assert EdgeFit(1.0, 2.0, 3.0, 12, 0.1).fitted
+
+
+def test_overlap_found_as_touching_is_not_an_outcome():
+    """Real pixels: fresh forced overlap 342939 at 1280x720, a white face
+    partly under a red one on celadon (true centres 1.77 radii apart), read
+    "four flat tokens" before; the white's edge puts it 1.67 radii from the red."""
+    scene = render_scene(342939, "overlap", size=(1280, 720))
+    reading = read_frame(scene.image)
+    assert reading.verdict == "rearrange", reading.reason
+
+
+@pytest.mark.parametrize("seed", [344427, 344731])
+def test_touching_pairs_still_read(seed):
+    """Real pixels: forced touching scenes at 1280x720 whose faint face's edge
+    puts it 1.82-1.84 radii from its neighbour (peaks 2.06-2.12): touching,
+    not overlapping (the bound is the clear faces' 1.8), so still an outcome."""
+    scene = render_scene(seed, "touching", size=(1280, 720))
+    reading = read_frame(scene.image)
+    assert reading.verdict == "outcome", reading.reason
+    assert reading.red == scene.label["red"]
