@@ -6,14 +6,17 @@ synthesized scenes, read by ``read_frame``) and on adversarial random arrays.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from vision import canonical, plate, tokens
+from vision import shading as S
+from vision.canonical import CanonicalView, make_canonical_view
 from vision.io import load_image
-from vision.plate import MEDIAN_BAND_HALF_RANKS, MEDIAN_MIN_SIZE, MEDIAN_SAMPLE_SIZE, fast_median
+from vision.plate import MEDIAN_BAND_HALF_RANKS, MEDIAN_MIN_SIZE, MEDIAN_SAMPLE_SIZE, fast_median, find_plate
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -121,3 +124,100 @@ def test_fast_median_same_bits_on_ties_zeros_nan_and_inf(seed):
                 with_nan = values.copy()
                 with_nan[rng.integers(0, n)] = np.nan
                 assert np.isnan(fast_median(with_nan)) and np.isnan(ref_fast_median(with_nan))
+
+
+# --- shading: the band tables by cv2.LUT, delta E without einsum -------------------------------
+
+
+def ref_shading_at_plate(residual: np.ndarray, delta_e: np.ndarray, max_delta_e: float, geo
+                      ) -> np.ndarray:
+    """``vision.shading._shading_at_plate`` before round 10, verbatim (module names qualified)."""
+    values = residual[geo.box].reshape(-1, 3)
+    use = (geo.cell >= 0) & (delta_e[geo.box].ravel() <= max_delta_e)
+    keys = np.where(use, geo.cell, geo.n_bands * S.SHADING_ANGLE_CELLS)  # the left-out pixels' bin past the cells
+    design = np.stack([np.ones(S.SHADING_ANGLE_CELLS), geo.cell_cos, geo.cell_sin], axis=1)
+    coef = S._cell_fit(keys, values, geo.n_bands, design, geo.cell_px)[..., 1:]
+    coef = np.ascontiguousarray(coef.reshape(geo.n_bands, 6), dtype=np.float32)
+    # Per pixel, at = coef[lo] + frac * (coef[hi] - coef[lo]) and per channel
+    # at_cos * cos + at_sin * sin, the same float32 operations as on (N, 6)
+    # rows: ``hi`` is ``lo``'s next band (the last its own), so the difference
+    # is taken once per band; each coefficient is handled as a contiguous plane.
+    step = (np.take(coef, np.minimum(np.arange(geo.n_bands) + 1, geo.n_bands - 1), axis=0) - coef).T.copy()
+    planes = coef.T.copy()
+    frac, cos, sin = geo.frac[:, 0], geo.cos[:, 0], geo.sin[:, 0]
+    out = np.empty((geo.lo.size, 3), np.float32)
+    for c in range(3):
+        b = np.take(planes[2 * c], geo.lo)
+        b += frac * np.take(step[2 * c], geo.lo)
+        s = np.take(planes[2 * c + 1], geo.lo)
+        s += frac * np.take(step[2 * c + 1], geo.lo)
+        b *= cos
+        b += np.multiply(s, sin, out=s)
+        out[:, c] = b
+    return out
+
+
+def ref_without_shading(view: CanonicalView, max_delta_e: float = S.SHADING_MAX_DELTA_E) -> CanonicalView:
+    """``vision.shading.without_shading`` before round 10, verbatim (module names qualified)."""
+    if not isinstance(view, CanonicalView):
+        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
+    if not max_delta_e > 0:
+        raise ValueError(f"max_delta_e: expected > 0, got {max_delta_e}")
+    geo = S._geometry(view.residual.shape[0], float(view.plate_radius_px))
+    shade = ref_shading_at_plate(view.residual, view.delta_e, float(max_delta_e), geo)
+    residual, background, delta_e = view.residual.copy(), view.background.copy(), view.delta_e.copy()
+    shade = shade.reshape(residual[geo.box].shape)
+    residual[geo.box] -= shade
+    background[geo.box] += shade
+    r = residual[geo.box]
+    delta_e[geo.box] = np.sqrt(np.einsum("ijk,ijk->ij", r, r))
+    return replace(view, residual=residual, background=background, delta_e=delta_e)
+
+
+@pytest.fixture(scope="module")
+def views(studio_dir):
+    out = []
+    for f in _frames(studio_dir):
+        fit = find_plate(f)
+        if fit.found:
+            out.append(make_canonical_view(f, fit.ellipse))
+    assert len(out) >= 20
+    return out
+
+
+def test_shading_same_bits_as_before(views):
+    for view in views:
+        geo = S._geometry(view.residual.shape[0], float(view.plate_radius_px))
+        assert geo.lo_codes is not None
+        for max_delta_e in (S.SHADING_MAX_DELTA_E, 4.0):
+            got = S._shading_at_plate(view.residual, view.delta_e, max_delta_e, geo)
+            want = ref_shading_at_plate(view.residual, view.delta_e, max_delta_e, geo)
+            assert np.array_equal(_bits(got), _bits(want))
+        got, want = S.without_shading(view), ref_without_shading(view)
+        for name in ("residual", "background", "delta_e", "lab", "radius_px"):
+            assert np.array_equal(_bits(getattr(got, name)), _bits(getattr(want, name))), name
+        assert got.bgr is want.bgr and got.plate_radius_px == want.plate_radius_px
+
+
+def test_at_band_below_same_as_take_and_without_codes(views):
+    rng = np.random.default_rng(7)
+    geo = S._geometry(views[0].residual.shape[0], float(views[0].plate_radius_px))
+    table = (rng.standard_normal(geo.n_bands) * 10).astype(np.float32)
+    table[0] = -0.0
+    got = S._at_band_below(table, geo)
+    assert got.flags.writeable and got.shape == geo.lo.shape
+    assert np.array_equal(_bits(got), _bits(np.take(table, geo.lo)))
+    no_codes = replace(geo, lo_codes=None)  # more than 256 bands: np.take itself
+    assert np.array_equal(_bits(S._at_band_below(table, no_codes)), _bits(np.take(table, geo.lo)))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_delta_e_sum_of_squares_is_einsums(seed):
+    """einsum's float32 sum of three squares, as ``without_shading`` now forms it."""
+    rng = np.random.default_rng(seed)
+    r = (rng.standard_normal((200, 300, 3)) * 10.0 ** rng.uniform(-3, 3, (200, 300, 3))).astype(np.float32)
+    r = r[5:190, 7:290]  # strided, as the plate's box
+    sq = np.multiply(r[..., 0], r[..., 0])
+    sq += np.multiply(r[..., 1], r[..., 1])
+    sq += np.multiply(r[..., 2], r[..., 2])
+    assert np.array_equal(_bits(np.sqrt(sq)), _bits(np.sqrt(np.einsum("ijk,ijk->ij", r, r))))
