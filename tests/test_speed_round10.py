@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import canonical, plate, tokens
+from vision import canonical, outline, plate, tokens
 from vision import shading as S
 from vision.canonical import CanonicalView, make_canonical_view
 from vision.io import load_image
@@ -46,7 +46,7 @@ def median_inputs(studio_dir):
         got.append(values.copy())
         return real(values)
     mp = pytest.MonkeyPatch()
-    for mod in (plate, canonical, tokens):
+    for mod in (plate, canonical, tokens, outline):
         mp.setattr(mod, "fast_median", recording)
     try:
         for f in _frames(studio_dir):
@@ -221,3 +221,95 @@ def test_delta_e_sum_of_squares_is_einsums(seed):
     sq += np.multiply(r[..., 1], r[..., 1])
     sq += np.multiply(r[..., 2], r[..., 2])
     assert np.array_equal(_bits(np.sqrt(sq)), _bits(np.sqrt(np.einsum("ijk,ijk->ij", r, r))))
+
+
+# --- the outline search's best radius: masked copies by cv2.copyTo ------------------------------
+
+
+def ref_best_outline_z(lightness, region, token_r):
+    """The radius loop of ``vision.tokens._outline_faces`` before round 10, verbatim."""
+    best_z = np.full(lightness.shape, -np.inf, np.float32)
+    best_k = np.zeros(lightness.shape, np.int8)  # index into OUTLINE_RADIUS_FACTORS
+    for k, factor in enumerate(outline.OUTLINE_RADIUS_FACTORS):
+        resp = outline.outline_response(lightness, factor * token_r)
+        vals = resp[region]
+        med = float(ref_fast_median(vals))  # = np.median, bit for bit
+        noise = 1.4826 * float(ref_fast_median(np.abs(vals - med)))
+        if noise <= 0:
+            continue
+        z = (resp - med) / noise
+        better = z > best_z
+        # = best_z[better] = z[better]; best_k[better] = k (no compaction)
+        np.copyto(best_z, z, where=better)
+        best_k[better] = k
+    return best_z, best_k
+
+
+@pytest.fixture(scope="module")
+def outline_inputs(studio_dir):
+    """The (lightness, region, radii) the outline search of ``read_frame`` gives ``best_outline_z``."""
+    got = []
+    real = tokens.best_outline_z
+
+    def recording(lightness, region, radii_px):
+        got.append((lightness.copy(), region.copy(), radii_px))
+        return real(lightness, region, radii_px)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(tokens, "best_outline_z", recording)
+    try:
+        for f in _frames(studio_dir):
+            read_frame(f)
+    finally:
+        mp.undo()
+    assert len(got) >= 20
+    return got
+
+
+def test_best_outline_z_same_bits_as_before(outline_inputs):
+    for lightness, region, radii in outline_inputs:
+        token_r = radii[1]  # the factors are (0.9, 1.0, 1.1)
+        assert radii == tuple(f * token_r for f in outline.OUTLINE_RADIUS_FACTORS)
+        got_z, got_k = outline.best_outline_z(lightness, region, radii)
+        want_z, want_k = ref_best_outline_z(lightness, region, token_r)
+        assert got_z.dtype == want_z.dtype and got_k.dtype == want_k.dtype
+        assert np.array_equal(_bits(got_z), _bits(want_z)) and np.array_equal(got_k, want_k)
+        assert np.count_nonzero(got_k == 1) and np.count_nonzero(got_k == 2)  # every radius wins somewhere
+
+
+def _plain_best_z(lightness, region, radii):
+    """The old loop's masked assignments, for any radii."""
+    best_z = np.full(lightness.shape, -np.inf, np.float32)
+    best_k = np.zeros(lightness.shape, np.int8)
+    for k, radius in enumerate(radii):
+        resp = outline.outline_response(lightness, radius)
+        vals = resp[region]
+        med = float(np.median(vals))
+        noise = 1.4826 * float(np.median(np.abs(vals - med)))
+        if noise <= 0:
+            continue
+        z = (resp - med) / noise
+        better = z > best_z
+        best_z[better] = z[better]
+        best_k[better] = k
+    return best_z, best_k
+
+
+def test_best_outline_z_flat_radius_nan_and_ties():
+    """A response with no spread is skipped (z stays -inf); a NaN z never
+    wins; a radius repeated ties and the first keeps every pixel."""
+    z, k = outline.best_outline_z(np.zeros((64, 64), np.float32), np.ones((64, 64), bool), (5.0, 6.0))
+    assert np.all(z == -np.inf) and not k.any()
+    rng = np.random.default_rng(3)
+    light = rng.standard_normal((96, 96)).astype(np.float32)
+    region = rng.random((96, 96)) < 0.5
+    for radii in ((5.0, 5.0, 6.0), (4.5, 5.0, 5.5, 7.0)):
+        got_z, got_k = outline.best_outline_z(light, region, radii)
+        want_z, want_k = _plain_best_z(light, region, radii)
+        assert np.array_equal(_bits(got_z), _bits(want_z)) and np.array_equal(got_k, want_k)
+    assert not np.any(outline.best_outline_z(light, region, (5.0, 5.0, 6.0))[1] == 1)
+    light[40, 40] = np.nan  # spreads through the DFT: NaN z around it stays -inf
+    got_z, got_k = outline.best_outline_z(light, np.ones((96, 96), bool) & ~np.isnan(light), (5.0, 6.0))
+    want_z, want_k = _plain_best_z(light, np.ones((96, 96), bool) & ~np.isnan(light), (5.0, 6.0))
+    assert np.array_equal(_bits(got_z), _bits(want_z)) and np.array_equal(got_k, want_k)
+    with pytest.raises(ValueError, match="radii_px"):
+        outline.best_outline_z(light, region, tuple([5.0] * 128))
