@@ -1,4 +1,4 @@
-"""Speed round 10 (branch speed10): each change gives the bits of the code it replaced.
+"""Speed round 8 (the tenth round, branch speed10): each change gives the bits of the code it replaced.
 
 The replaced functions are kept here verbatim (``ref_*``) and compared bit for
 bit with the new ones on the arrays of real frames (studio renders and
@@ -94,7 +94,8 @@ def test_fast_median_same_bits_on_the_readers_arrays(median_inputs):
         n = values.size
         if n >= MEDIAN_MIN_SIZE:
             sample = np.sort(values[::n // MEDIAN_SAMPLE_SIZE])
-            ties += sample[sample.size // 2 - MEDIAN_BAND_HALF_RANKS] == sample[sample.size // 2 + MEDIAN_BAND_HALF_RANKS]
+            mid = sample.size // 2
+            ties += sample[mid - MEDIAN_BAND_HALF_RANKS] == sample[mid + MEDIAN_BAND_HALF_RANKS]
     assert ties > 20  # the one-value band (ring colours of 8-bit Lab) is exercised
 
 
