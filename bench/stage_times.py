@@ -35,9 +35,13 @@ try:  # the disc filter's own module (older trees keep it in vision.tokens)
     from vision import discs  # noqa: E402
 except ImportError:  # pragma: no cover
     discs = None
+try:  # the outline filter's own module (round 10 calls outline_response from there)
+    from vision import outline  # noqa: E402
+except ImportError:  # pragma: no cover
+    outline = None
 #: Modules whose references to a timed function are all replaced by its timer,
 #: so calls between the stages' modules are counted too.
-MODULES = tuple(m for m in (reader, tokens, discs) if m is not None)
+MODULES = tuple(m for m in (reader, tokens, discs, outline) if m is not None)
 
 #: (module, function name) pairs timed, in the order printed.
 STAGES = ((reader, "read_frame"), (reader, "find_plate"), (reader, "make_canonical_view"),

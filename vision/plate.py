@@ -70,7 +70,10 @@ def fast_median(values: np.ndarray) -> np.floating:
     or the array is small) it is ``np.median`` itself.  The result is the
     same element(s) combined the same way: the middle value for an odd count;
     for an even count the two middle values' float sum divided by the intp 2
-    (``np.mean``'s arithmetic).
+    (``np.mean``'s arithmetic).  A band of one non-zero value (``lo == hi``:
+    8-bit colours, many ties) holds only copies of ``lo``'s bits, so the middle
+    value(s) are ``lo`` without a selection (a zero band may mix 0.0 and -0.0:
+    selected as above).
 
     Parameters
     ----------
@@ -90,15 +93,23 @@ def fast_median(values: np.ndarray) -> np.floating:
     mid = sample.size // 2
     lo = sample[max(0, mid - MEDIAN_BAND_HALF_RANKS)]
     hi = sample[min(sample.size - 1, mid + MEDIAN_BAND_HALF_RANKS)]
-    below = int(np.count_nonzero(values < lo))
-    above = int(np.count_nonzero(values > hi))
-    band = values[(values >= lo) & (values <= hi)]
+    # Two comparisons: ``below`` and ``above`` count the complements (a NaN
+    # is in both, so with any NaN the three counts add up to more than n)
+    in_band = values >= lo
+    below = n - int(np.count_nonzero(in_band))  # values < lo, and NaN
+    not_above = values <= hi
+    above = n - int(np.count_nonzero(not_above))  # values > hi, and NaN
+    in_band &= not_above
+    band_size = int(np.count_nonzero(in_band))
     ranks = (n // 2 - 1, n // 2) if n % 2 == 0 else (n // 2,)
     # every value is below, in or above the band (no NaN), and the band holds the middle
-    if below + band.size + above != n or not all(below <= r < below + band.size for r in ranks):
+    if below + band_size + above != n or not all(below <= r < below + band_size for r in ranks):
         return np.median(values)
-    local = [r - below for r in ranks]
-    middle = np.partition(band, local)[local]
+    if lo == hi and lo != 0:
+        middle = np.full(len(ranks), lo, dtype=values.dtype)
+    else:
+        local = [r - below for r in ranks]
+        middle = np.partition(values[in_band], local)[local]
     if middle.size == 1:
         return middle[0]
     return values.dtype.type(middle.sum() / np.intp(2))

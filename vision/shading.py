@@ -24,6 +24,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, replace
 
+import cv2
 import numpy as np
 
 from .canonical import PLATE_RADIUS_PX, CanonicalView
@@ -65,6 +66,7 @@ class _ShadingGeometry:
     box: tuple[slice, slice]  # rows, columns of the plate's bounding box; N = its pixel count
     cell: np.ndarray      # intp (N,): band * cells + angular cell; -1 off the bands
     lo: np.ndarray        # intp (N,): band below the pixel's radius (interpolation), clipped
+    lo_codes: np.ndarray | None  # uint8 (N, 1): ``lo`` as a cv2.LUT source; None for more than 256 bands
     hi: np.ndarray        # intp (N,): band above, clipped
     frac: np.ndarray      # float32 (N, 1): weight of the band above
     cos: np.ndarray       # float32 (N, 1): cos of the pixel's angle, times the taper
@@ -108,6 +110,7 @@ def _geometry(canvas_px: int, plate_radius_px: float) -> _ShadingGeometry:
     taper *= np.clip((r1 - r) / (r1 - fade_px), 0.0, 1.0)
     centres = (np.arange(SHADING_ANGLE_CELLS) + 0.5) / SHADING_ANGLE_CELLS * 2 * math.pi - math.pi
     geo = _ShadingGeometry(box=box, cell=cell, lo=lo, hi=np.minimum(lo + 1, n_bands - 1),
+                           lo_codes=lo.astype(np.uint8)[:, None] if n_bands <= 256 else None,
                            frac=frac.astype(np.float32)[:, None],
                            cos=(np.cos(theta) * taper).astype(np.float32)[:, None],
                            sin=(np.sin(theta) * taper).astype(np.float32)[:, None],
@@ -115,8 +118,9 @@ def _geometry(canvas_px: int, plate_radius_px: float) -> _ShadingGeometry:
                            cell_px=np.bincount(cell[cell >= 0], minlength=n_bands * SHADING_ANGLE_CELLS
                                                ).reshape(n_bands, SHADING_ANGLE_CELLS),
                            n_bands=n_bands)
-    for arr in (geo.cell, geo.lo, geo.hi, geo.frac, geo.cos, geo.sin):
-        arr.setflags(write=False)
+    for arr in (geo.cell, geo.lo, geo.hi, geo.frac, geo.cos, geo.sin, geo.lo_codes):
+        if arr is not None:
+            arr.setflags(write=False)
     _GEOMETRY[key] = geo
     return geo
 
@@ -171,6 +175,29 @@ def _cell_fit(keys: np.ndarray, values: np.ndarray, n_bands: int, design: np.nda
     return _robust_harmonic(means, ok, design).transpose(1, 0, 2)
 
 
+def _at_band_below(table: np.ndarray, geo: _ShadingGeometry) -> np.ndarray:
+    """``np.take(table, geo.lo)``: each pixel's value of its band below.
+
+    Parameters
+    ----------
+    table : ndarray, float32, (geo.n_bands,)
+        One value per band.
+    geo : _ShadingGeometry
+
+    Returns
+    -------
+    ndarray, float32, (N,)
+        A new array: the same elements as ``np.take`` gathers, by one
+        ``cv2.LUT`` of the 8-bit band codes (a 256-entry table, the bands
+        first), about a third of the time of the intp gather.
+    """
+    if geo.lo_codes is None:
+        return np.take(table, geo.lo)
+    padded = np.zeros(256, np.float32)
+    padded[:table.size] = table
+    return cv2.LUT(geo.lo_codes, padded).reshape(-1)
+
+
 def _shading_at_plate(residual: np.ndarray, delta_e: np.ndarray, max_delta_e: float, geo: _ShadingGeometry
                       ) -> np.ndarray:
     """:func:`angular_shading` on the plate's bounding box ``geo.box``: float32 (N, 3)."""
@@ -189,10 +216,10 @@ def _shading_at_plate(residual: np.ndarray, delta_e: np.ndarray, max_delta_e: fl
     frac, cos, sin = geo.frac[:, 0], geo.cos[:, 0], geo.sin[:, 0]
     out = np.empty((geo.lo.size, 3), np.float32)
     for c in range(3):
-        b = np.take(planes[2 * c], geo.lo)
-        b += frac * np.take(step[2 * c], geo.lo)
-        s = np.take(planes[2 * c + 1], geo.lo)
-        s += frac * np.take(step[2 * c + 1], geo.lo)
+        b = _at_band_below(planes[2 * c], geo)
+        b += frac * _at_band_below(step[2 * c], geo)
+        s = _at_band_below(planes[2 * c + 1], geo)
+        s += frac * _at_band_below(step[2 * c + 1], geo)
         b *= cos
         b += np.multiply(s, sin, out=s)
         out[:, c] = b
@@ -259,5 +286,10 @@ def without_shading(view: CanonicalView, max_delta_e: float = SHADING_MAX_DELTA_
     residual[geo.box] -= shade
     background[geo.box] += shade
     r = residual[geo.box]
-    delta_e[geo.box] = np.sqrt(np.einsum("ijk,ijk->ij", r, r))
+    # = np.sqrt(np.einsum("ijk,ijk->ij", r, r)): einsum's float32 sum of the
+    # three squares is (r0 r0 + r1 r1) + r2 r2 (its SIMD lane sum; tested)
+    sq = np.multiply(r[..., 0], r[..., 0])
+    sq += np.multiply(r[..., 1], r[..., 1])
+    sq += np.multiply(r[..., 2], r[..., 2])
+    delta_e[geo.box] = np.sqrt(sq, out=sq)
     return replace(view, residual=residual, background=background, delta_e=delta_e)

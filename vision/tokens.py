@@ -76,6 +76,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     OUTLINE_SUSPECT_MIN_SECTORS,
     OutlineRule,
     _sectors_sorted,
+    best_outline_z,
     outline_response,
     outline_support,
     shadow_side_contrast,
@@ -966,21 +967,9 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     region = allowed & (claimed == 0)
     if not region.any():
         return [], []
-    # Each radius's response in units of its own robust noise; keep the best.
-    best_z = np.full(lightness.shape, -np.inf, np.float32)
-    best_k = np.zeros(lightness.shape, np.int8)  # index into OUTLINE_RADIUS_FACTORS
-    for k, factor in enumerate(OUTLINE_RADIUS_FACTORS):
-        resp = outline_response(lightness, factor * token_r)
-        vals = resp[region]
-        med = float(fast_median(vals))  # = np.median, bit for bit
-        noise = 1.4826 * float(fast_median(np.abs(vals - med)))
-        if noise <= 0:
-            continue
-        z = (resp - med) / noise
-        better = z > best_z
-        # = best_z[better] = z[better]; best_k[better] = k (no compaction)
-        np.copyto(best_z, z, where=better)
-        best_k[better] = k
+    # Each radius's response in units of its own robust noise; keep the best
+    # (``best_k``: index into OUTLINE_RADIUS_FACTORS).
+    best_z, best_k = best_outline_z(lightness, region, tuple(f * token_r for f in OUTLINE_RADIUS_FACTORS))
     found: list[Candidate] = []
     shadows: list[tuple[float, float, float]] = []
     uneven: list[tuple[float, float, float]] = []
