@@ -70,10 +70,13 @@ def test_at_the_ceiling_the_fifth_is_a_suspect(monkeypatch):
     assert not _near_fifth(find_tokens(view_of(on_highlight=True)).suspects)
 
 
-def test_scene_78102_is_not_read_as_four_whites(monkeypatch):
+def test_scene_78102_is_not_read_as_four_whites(monkeypatch, size_by_scan_alone):
     scene = render_scene(78102, size=(640, 480))
     assert scene.label["kind"] == "five_tokens"
     assert all(t["face"] == "white" for t in scene.label["tokens"])
+    # sized by its faint faces (tenth round) all five are found: the right reshake
+    assert read_frame(scene.image).verdict == "reshake"
+    size_by_scan_alone()  # as the rule was found
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason
     monkeypatch.setattr(tokens, "LIGHTNESS_CEILING_L", math.inf)

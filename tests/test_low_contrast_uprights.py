@@ -77,14 +77,15 @@ def test_pale_bar_beside_a_face_is_a_sliver():
 
 
 @pytest.mark.parametrize("seed", [1231, 1289])
-def test_pale_upright_tokens_ask_for_a_reshake(seed, monkeypatch):
+def test_pale_upright_tokens_ask_for_a_reshake(seed, monkeypatch, size_by_scan_alone):
     """Tuning seeds with one white token on edge (contrast 14-18): read
-    ``rearrange`` without the pale-bar rule."""
+    ``rearrange`` without the pale-bar rule (as sized before the tenth round)."""
     scene = render_scene(seed)
     assert scene.label["kind"] == "upright"
     reading = read_frame(scene.image)
     assert reading.verdict == "reshake", reading.reason
     assert "standing on edge" in reading.reason
+    size_by_scan_alone()
     monkeypatch.setattr(tokens, "UPRIGHT_PALE_MIN_SOLIDITY", np.inf)
     assert read_frame(scene.image).verdict == "rearrange"
 

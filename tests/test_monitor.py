@@ -132,7 +132,12 @@ def test_overlap_then_rearrange():
     clip, events, mon = run_clip(4, "overlap_rearrange")
     label = clip.label["rounds"][0]
     seq = names(events)
-    assert "rearrange" in seq or "uncertain" in seq
+    # the overlap is never read as an outcome: a rearrange, an abstention, or
+    # (since the tenth round's token size from the faint faces, which reads
+    # this clip's white pair as one face in some frames) a count of three
+    assert "rearrange" in seq or "uncertain" in seq or "reshake" in seq
+    i_reveal = seq.index("revealed")
+    assert seq[i_reveal + 1] != "outcome"
     final = [e for e in final_events(events)]
     assert len(final) <= 1
     if "rearrange" in seq:

@@ -47,12 +47,13 @@ def _view(image):
 
 
 @pytest.mark.parametrize("seed,size", STICK_SCENES)
-def test_thin_stick_over_a_token_is_not_read(seed, size, monkeypatch):
+def test_thin_stick_over_a_token_is_not_read(seed, size, monkeypatch, size_by_scan_alone):
     scene = render_scene(seed, size=size)
     assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
     assert "across the plate's rim" in got.reason
+    size_by_scan_alone()  # as the rule was found (21107 at 1920x1080 is sized from edges)
     # the rule is what stops them: without it none is an abstention, and
     # each was read as an outcome (22234 at 1920x1080 now as `rearrange`, since
     # the canonical view's shrink by exact halvings moved its pixels a little)
@@ -188,7 +189,7 @@ def test_joint_crossing_known_values(rim_v, cloth_v, cloth_at, found):
         assert k.band == "both" and math.degrees(math.atan2(k.y - c, k.x - c)) == pytest.approx(50.0, abs=0.01)
 
 
-def test_scene_131641_thin_rod_is_not_read(monkeypatch):
+def test_scene_131641_thin_rod_is_not_read(monkeypatch, size_by_scan_alone):
     """Fresh scene 131641 (640x480): a rod 0.02 plate radii thick from the wood
     cloth over a black lacquer rim onto a red face, motion blur, JPEG 50; it
     measured 7.0 Lab across the rim (floor 8.4) and 9.5 on the cloth (floor
@@ -198,6 +199,7 @@ def test_scene_131641_thin_rod_is_not_read(monkeypatch):
     assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "across the plate's rim" in got.reason, got.reason
+    size_by_scan_alone()  # as the rule was found
     monkeypatch.setattr(rim, "JOINT_FLOOR_SHARE", math.inf)
     off = read_frame(scene.image)
     assert off.verdict == "outcome" and off.red == 3

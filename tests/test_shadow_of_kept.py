@@ -104,12 +104,14 @@ def test_contrast_clear_of_bad_input(radius, hide, word):
         contrast_clear_of(disc_residual(), S // 2, S // 2, radius, [], hide)
 
 
-def test_plate_between_two_faces_is_not_a_fifth(monkeypatch):
+def test_plate_between_two_faces_is_not_a_fifth(monkeypatch, size_by_scan_alone):
     # synthesized scene 42489: the bare plate between two of four white faces
     # answered the disc filter (4.2 Lab) because the faces filled its ring;
     # with them left out it differs from the plate by less than the floor
     scene = render_scene(42489, size=(1280, 720))
     got = read_frame(scene.image)
     assert got.verdict == "outcome" and got.red == scene.label["red"], got.reason
+    size_by_scan_alone()  # as the rule was found (sized from edges)
+    assert read_frame(scene.image).verdict == "outcome"
     monkeypatch.setattr(tokens, "_stands_clear", lambda *args: True)
     assert read_frame(scene.image).verdict == "uncertain"

@@ -61,13 +61,16 @@ def test_supported_frame_untouched():
     assert (got.verdict, got.red) == ("outcome", 3)
 
 
-def test_no_token_read_but_marks_seen_says_so():
+def test_no_token_read_but_marks_seen_says_so(size_by_scan_alone):
     """Forced four flat tokens 150265 (640x480): four whites on celadon whose colour straddles the blob
-    threshold break into fragments and the token size from edges is wrong (9.7 px against 16.6), so no token
-    is read; the reason says marks were seen rather than that the plate is bare."""
+    threshold break into fragments and the token size from edges was wrong (9.7 px against 16.6), so no token
+    was read; the reason says marks were seen rather than that the plate is bare.  Since the tenth round the
+    faint faces size it and its four tokens are found; sized as before, the reason is checked."""
     from vision.synth import render_scene
     scene = render_scene(150265, "outcome", size=(640, 480))
     assert len(scene.label["tokens"]) == 4
+    assert len(read_frame(scene.image).tokens) == 4
+    size_by_scan_alone()
     got = read_frame(scene.image)
     assert got.verdict == "uncertain"
     assert "no token read on it" in got.reason and "unclear mark" in got.reason

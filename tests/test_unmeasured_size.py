@@ -25,16 +25,18 @@ OVERLAP_SEEDS = (12205, 12298)
 
 
 @pytest.mark.parametrize("seed", OVERLAP_SEEDS)
-def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch):
+def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch, size_by_scan_alone):
     # the darker-half outline rule also stops 12298 (a suspect, checked
     # first): set aside here to show this rule on its own
     monkeypatch.setattr(tokens, "shadow_side_contrast", lambda *a, **k: 0.0)
     scene = render_scene(seed)
     assert scene.label["verdict"] == "rearrange"
-    assert read_frame(scene.image).verdict in ("uncertain", "rearrange")
+    # (sized by the faint faces since the tenth round, 12298's overlap reads as one face: reshake)
+    assert read_frame(scene.image).verdict in ("uncertain", "rearrange", "reshake")
     # (the faint faces' edges put these pairs under the overlap bound too,
     # see tests/test_face_centre.py: set aside to show this rule on its own)
     monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)
+    size_by_scan_alone()  # and sized as when the rule was found
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
     assert "token size not measured" in got.reason

@@ -7,7 +7,7 @@ channels of the plate-background residual of
 :func:`disc_response`); its support in eight sectors around a centre
 (:func:`sector_support`); the local maxima of a response (:func:`_peaks`);
 and the token radius measured by the strongest four peaks over a range of
-radii (:func:`_radius_from_discs`).  :mod:`vision.tokens` re-exports these
+radii (:func:`_radius_scan`).  :mod:`vision.tokens` re-exports these
 names.  Distances are canonical pixels, contrasts Lab units.
 """
 from __future__ import annotations
@@ -599,14 +599,40 @@ _RADIUS_PEAK_DIST_RADII = 1.6
 
 def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
     """The radius whose disc filter gives the strongest four peaks (0 when none)."""
-    best_r, best_score = 0.0, 0.0
+    return _radius_scan(residual, allowed, lo_px, hi_px)[0]
+
+
+def _radius_scan(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float
+                 ) -> tuple[float, list[tuple[int, int]]]:
+    """The disc filter's radius scan: the radius whose four strongest peaks
+    inside ``allowed`` sum highest, and those peaks.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        Colour minus the plate model (masked parts set to 0).
+    allowed : ndarray, bool, (S, S)
+        Where a peak may lie.
+    lo_px, hi_px : float
+        Radii scanned, canonical pixels: from ``lo_px`` up by factors of
+        ``RADIUS_SCAN_STEP`` while at most ``hi_px``.
+
+    Returns
+    -------
+    radius_px : float
+        The best radius, canonical pixels; 0 when no radius has a peak.
+    peaks : list of (x, y)
+        Its (at most four) strongest peaks, strongest first, canonical
+        pixels; empty when none.
+    """
+    best_r, best_score, best_peaks = 0.0, 0.0, []
     r = lo_px
     # _peaks reads the response only on the box of ``allowed`` grown by its
     # neighbourhood's half-size (at least 1 px): the filter computes it there
     # only, with smaller DFTs (equal up to float32 rounding).
     box = _true_box(allowed)
     if box is None:
-        return 0.0  # no peak anywhere (every radius scores 0)
+        return 0.0, []  # no peak anywhere (every radius scores 0)
     grow = max(1, _peak_kernel_px(_RADIUS_PEAK_DIST_RADII * hi_px) // 2)
     window = (box[0] - grow, box[1] + grow, box[2] - grow, box[3] + grow)
     filt = _DiscFilter(residual, hi_px, window)
@@ -615,6 +641,7 @@ def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, 
         peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r, allowed_box=box)
         score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
         if score > best_score:
-            best_r, best_score = r, score
+            # (_peaks lists the strongest first)
+            best_r, best_score, best_peaks = r, score, peaks[:4]
         r *= RADIUS_SCAN_STEP
-    return best_r
+    return best_r, best_peaks

@@ -74,8 +74,12 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: 1000-1799, 6000-6499, 11000-11499, 12000-12499; 0.97-1.09 from discs), so
 #: faces overlapping at 1.8 true radii can sit 1.8 / 0.76 = 2.4 of it apart:
 #: two white-on-white overlaps (fresh scenes 12205, 12298, sized 13 % small)
-#: were read as four separate faces.
-UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
+#: were read as four separate faces.  Since the tenth round (2026-12-02) the
+#: faint faces' own regions measure that size (:func:`vision.tokens._radius_at_half_contrast`):
+#: 0.804-1.21 of the true one on the edge-sized frames read as outcome (187
+#: frames of fresh sets 341000-353999, median 0.99), so 1.8 / 0.78 = 2.3,
+#: with a little room below the least seen.
+UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.3
 #: Two flat faces, one of them not a clear blob (found by the disc filter or
 #: by its outline), need their centres this many token radii apart for an
 #: outcome.  The filter finds a faint face next to another off its centre,
@@ -104,11 +108,11 @@ EDGE_FIT_NEIGHBOUR_RADII = 3.0
 #: radii apart and read as touching faces, a wrong outcome.  Such pairs of
 #: forced overlaps (244000-244999 at 1280x720, 211500-212499 at 640x480) were
 #: found 1.87-2.40 radii apart, 8 of 15 past 2.0, up to the unmeasured-size
-#: bound, hence this reach; joined ones had waists of 1.41-2.07.  Right
+#: bound as it then was, hence this reach; joined ones had waists of 1.41-2.07.  Right
 #: touching outcomes' pairs of two faint faces (204500-205499 at 640x480,
 #: 245000-245999 at 1280x720: 55 pairs) had waists of at most 1.37.  Pairs
 #: whose colour is a shadow's are not measured (their shadows join them).
-FAINT_PAIRS_JOINED_MAX_DIST_RADII = UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII
+FAINT_PAIRS_JOINED_MAX_DIST_RADII = 2.4
 #: A face read white but found only faintly (by the disc filter or by its
 #: outline, not as a clear blob) that is at least this much darker than the
 #: plate (L*), and darker by more than its chroma, stops an outcome: the shadow

@@ -52,6 +52,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     _peak_neighbourhood,
     _peaks,
     _radius_from_discs,
+    _radius_scan,
     _sector_columns,
     _sector_window,
     _true_box,
@@ -1410,6 +1411,91 @@ def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candid
     return out
 
 
+#: The faint faces measure the token radius when at least this many of the
+#: radius scan's four strongest finds are round regions (:func:`_radius_at_half_contrast`).
+RADIUS_MIN_ROUND_FACES = 2
+
+
+def _radius_at_half_contrast(residual: np.ndarray, peaks: list[tuple[int, int]], scan_radius_px: float,
+                             lo_px: float, hi_px: float) -> tuple[float, int]:
+    """The token radius measured on the faint faces at the radius scan's peaks.
+
+    The disc filter responds alike to any radius from about 0.83 to 1.25 of
+    a face's (its disc inside the face, its ring outside), so the scan's best
+    radius (``scan_radius_px``) runs small: 0.84 of the true one at the
+    median, 0.54-1.23 at 5-95 % (synthesized overlaps at 1280x720, 153
+    frames sized from edges), and a single face's region then measured up to
+    1.4 face areas, where two faces joined begin.  Each peak's region at half
+    its contrast (:func:`faint_extent`, as :func:`half_max_radius` measures a
+    clear disc) gives that face's radius; the median over the regions round
+    enough for one face (axis ratio at least ``FAINT_MIN_AXIS_RATIO``) is the
+    token radius.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        The residual the scan ran on.
+    peaks : list of (x, y)
+        The scan's strongest peaks at ``scan_radius_px``, canonical pixels.
+    scan_radius_px : float
+        The scan's radius, canonical pixels (> 0).
+    lo_px, hi_px : float
+        The plausible radius range, canonical pixels.
+
+    Returns
+    -------
+    radius_px : float
+        Canonical pixels, within [lo_px, hi_px]; ``scan_radius_px`` when
+        fewer than ``RADIUS_MIN_ROUND_FACES`` regions are round.
+    n_round : int
+        How many regions were round.
+    """
+    if not scan_radius_px > 0:
+        raise ValueError(f"scan_radius_px: expected > 0, got {scan_radius_px}")
+    radii = []
+    for x, y in peaks:
+        area, ratio, _, _, _ = faint_extent(residual, float(x), float(y), scan_radius_px)
+        if area > 0 and ratio >= FAINT_MIN_AXIS_RATIO:
+            radii.append(math.sqrt(area / math.pi))
+    if len(radii) < RADIUS_MIN_ROUND_FACES:
+        return scan_radius_px, len(radii)
+    return float(min(max(float(np.median(radii)), lo_px), hi_px)), len(radii)
+
+
+def _radius_from_faint_faces(residual: np.ndarray, blobs: list[_Blob], mask: np.ndarray, threshold: float,
+                             grow: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
+    """The token radius where no blob is a clear disc: the disc filter's
+    radius scan (:func:`_radius_scan`), measured again on the faint faces it
+    finds (:func:`_radius_at_half_contrast`); 0 when the scan finds nothing.
+
+    The scan runs first on ``residual`` with only the clear blobs (at least
+    ``RADIUS_MIN_CONTRAST_RATIO`` times ``threshold``) taken out: a pale face
+    near the threshold breaks into fragments that are part of it, and taking
+    them out took the face out of the scan (four white faces on celadon under
+    warm light, fresh 341267 at 1280x720: scanned at the smallest radius, no
+    token read).  Where fewer than ``RADIUS_MIN_ROUND_FACES`` of its finds
+    are round faces, it runs again with every blob (``mask``) taken out:
+    fragments that are the faces' dark walls or shadows pull the scan to a
+    small radius (white faces on white porcelain, fresh 343514).  Blobs are
+    grown by ``grow`` (a structuring element) before they are taken out.
+    """
+    clear = np.zeros(mask.shape, np.uint8)
+    for b in blobs:
+        if b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold:
+            clear[b.mask] = 1
+    token_r = 0.0
+    for taken_out in ((clear, mask) if np.any(clear != mask) else (mask,)):
+        scanned = _zeroed_where(residual, cv2.dilate(taken_out, grow))
+        scan_r, peaks = _radius_scan(scanned, allowed, lo_px, hi_px)
+        if scan_r <= 0:
+            continue
+        measured, n_round = _radius_at_half_contrast(scanned, peaks, scan_r, lo_px, hi_px)
+        token_r = measured
+        if n_round >= RADIUS_MIN_ROUND_FACES:
+            break
+    return token_r
+
+
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
                 outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE, outline_trace: list | None = None,
                 min_blob_threshold_lab: float = 0.0) -> TokenSearch:
@@ -1453,8 +1539,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # The faint-disc search works on the residual with every blob masked out,
     # so a red face does not make rings of false discs around itself.
     guard_px = max(1, int(round(BLOB_GUARD_FRAC * (lo_px + hi_px) / 2)))
-    claimed = cv2.dilate(mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
-    residual = _zeroed_where(view.residual, claimed)
+    grow = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1))
     allowed = view.radius_px < FAINT_SEARCH_RADIUS_FRAC * R
     accept = view.radius_px < FAINT_ACCEPT_RADIUS_FRAC * R
     if disc_like:
@@ -1466,7 +1551,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         token_r = float(np.median([half_max_radius(view.delta_e, b.mask) for b in strong]))
         radius_source = "discs"
     else:
-        token_r = _radius_from_discs(residual, allowed, lo_px, hi_px)
+        token_r = _radius_from_faint_faces(view.residual, blobs, mask, threshold, grow, allowed, lo_px, hi_px)
         radius_source = "edges" if token_r > 0 else "prior"
         if token_r <= 0:
             token_r = math.sqrt(lo_px * hi_px)
