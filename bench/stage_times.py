@@ -46,7 +46,7 @@ MODULES = tuple(m for m in (reader, tokens, discs, outline) if m is not None)
 #: (module, function name) pairs timed, in the order printed.
 STAGES = ((reader, "read_frame"), (reader, "find_plate"), (reader, "make_canonical_view"),
           (reader, "without_shading"), (reader, "find_tokens"), (tokens, "_blob_mask"), (tokens, "_blobs"), (tokens, "half_max_radius"),
-          (tokens, "_radius_from_discs"), (tokens, "disc_response"), (tokens, "_peaks"),
+          (tokens, "_radius_from_faint_faces"), (tokens, "_radius_scan"), (tokens, "disc_response"), (tokens, "_peaks"),
           (tokens, "sector_support"), (tokens, "faint_extent"), (tokens, "_outline_faces"),
           (tokens, "outline_response"), (tokens, "outline_support"), (reader, "decide"),
           (reader, "outside_plate_mask"), (reader, "offplate_blobs"), (reader, "plate_intrusions"))
