@@ -39,9 +39,13 @@ try:  # the outline filter's own module (round 10 calls outline_response from th
     from vision import outline  # noqa: E402
 except ImportError:  # pragma: no cover
     outline = None
+try:  # faint faces' regions and the token radius from them (the tenth round moved them out of vision.tokens)
+    from vision import faint_faces  # noqa: E402
+except ImportError:  # pragma: no cover
+    faint_faces = None
 #: Modules whose references to a timed function are all replaced by its timer,
 #: so calls between the stages' modules are counted too.
-MODULES = tuple(m for m in (reader, tokens, discs, outline) if m is not None)
+MODULES = tuple(m for m in (reader, tokens, discs, outline, faint_faces) if m is not None)
 
 #: (module, function name) pairs timed, in the order printed.
 STAGES = ((reader, "read_frame"), (reader, "find_plate"), (reader, "make_canonical_view"),

@@ -42,13 +42,13 @@ def samples_studio_dir() -> Path:
 def size_by_scan_alone(monkeypatch):
     """Call to size frames that have no clear disc as before the tenth round
     (2026-12-02): by the disc filter's radius scan alone, every blob taken
-    out (``vision.tokens._radius_at_half_contrast`` then keeps the scan's
+    out (``vision.faint_faces._radius_at_half_contrast`` then keeps the scan's
     radius and reports no round face, so the second scan, every blob out,
     decides).  Regression tests of rules found on such frames use it to
     show their rule on the frame as it was read then."""
-    from vision import tokens
+    from vision import faint_faces
 
     def apply() -> None:
-        monkeypatch.setattr(tokens, "_radius_at_half_contrast",
+        monkeypatch.setattr(faint_faces, "_radius_at_half_contrast",
                             lambda residual, peaks, scan_radius_px, lo_px, hi_px: (scan_radius_px, 0))
     return apply

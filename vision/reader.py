@@ -75,7 +75,7 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: faces overlapping at 1.8 true radii can sit 1.8 / 0.76 = 2.4 of it apart:
 #: two white-on-white overlaps (fresh scenes 12205, 12298, sized 13 % small)
 #: were read as four separate faces.  Since the tenth round (2026-12-02) the
-#: faint faces' own regions measure that size (:func:`vision.tokens._radius_at_half_contrast`):
+#: faint faces' own regions measure that size (:func:`vision.faint_faces._radius_at_half_contrast`):
 #: 0.804-1.21 of the true one on the edge-sized frames read as outcome (187
 #: frames of fresh sets 341000-353999, median 0.99), so 1.8 / 0.78 = 2.3,
 #: with a little room below the least seen.
