@@ -288,8 +288,13 @@ def test_ctrl_c_leaves_valid_results_and_a_report(synth_folder, tmp_path):
         os.link(src, frames / f"x{i:03d}.jpg")
     out = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=str(ROOT))
+    # Ctrl-C as in a terminal: SIGINT at its default in the child.  A test run
+    # started in the background by a non-interactive shell has SIGINT ignored,
+    # the child would inherit that (Python then installs no KeyboardInterrupt
+    # handler) and finish all frames with exit 0.
     proc = subprocess.Popen([sys.executable, "-m", "vision", "replay", str(frames), "--out", str(out),
-                             "--workers", "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                             "--workers", "2"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     results = out / "results.jsonl"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
