@@ -378,8 +378,8 @@ def test_radius_scan_same_radius(views):
     for view in views:
         residual = _masked_residual(view)
         allowed = view.radius_px < T.FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
-        assert T._radius_from_discs(residual, allowed, lo, hi) == ref_radius_from_discs(residual, allowed, lo, hi)
-    assert T._radius_from_discs(residual, np.zeros_like(allowed), lo, hi) == 0.0
+        assert T._radius_scan(residual, allowed, lo, hi)[0] == ref_radius_from_discs(residual, allowed, lo, hi)
+    assert T._radius_scan(residual, np.zeros_like(allowed), lo, hi) == (0.0, [])
 
 
 @pytest.mark.parametrize("seed", range(4))

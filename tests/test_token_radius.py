@@ -46,7 +46,8 @@ def test_scan_returns_its_radius_and_four_peaks_strongest_first():
     res = faces_residual(CENTRES, 16.0)
     allowed = np.ones((S, S), bool)
     r, peaks = T._radius_scan(res, allowed, 9.0, 25.6)
-    assert r == T._radius_from_discs(res, allowed, 9.0, 25.6)
+    # the start of the filter's plateau (0.83-1.25 of the face's radius): small, as the module says
+    assert 0.83 * 16.0 <= r < 16.0
     assert len(peaks) == 4
     for x, y in peaks:
         assert min(math.hypot(x - cx, y - cy) for cx, cy in CENTRES) < 4.0

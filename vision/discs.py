@@ -597,11 +597,6 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
 _RADIUS_PEAK_DIST_RADII = 1.6
 
 
-def _radius_from_discs(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float) -> float:
-    """The radius whose disc filter gives the strongest four peaks (0 when none)."""
-    return _radius_scan(residual, allowed, lo_px, hi_px)[0]
-
-
 def _radius_scan(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px: float
                  ) -> tuple[float, list[tuple[int, int]]]:
     """The disc filter's radius scan: the radius whose four strongest peaks
@@ -639,9 +634,9 @@ def _radius_scan(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px:
     while r <= hi_px:
         resp = filt.response(r)
         peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r, allowed_box=box)
-        score = float(sum(sorted((resp[y, x] for x, y in peaks), reverse=True)[:4]))
+        top = peaks[:4]  # (_peaks lists the strongest first)
+        score = float(sum(resp[y, x] for x, y in top))
         if score > best_score:
-            # (_peaks lists the strongest first)
-            best_r, best_score, best_peaks = r, score, peaks[:4]
+            best_r, best_score, best_peaks = r, score, top
         r *= RADIUS_SCAN_STEP
     return best_r, best_peaks

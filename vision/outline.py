@@ -18,7 +18,7 @@ import numpy as np
 
 from .cache import cached
 from .exact_reduce import pairwise_layout, percentile_linear, segment_means_f32
-from .plate import fast_median
+from .plate import median_and_noise
 
 #: Outline filter (see :func:`outline_response`): a pale face on a pale plate
 #: shows its edge (the side wall, the shadow, the bevel of the face) as a thin
@@ -348,8 +348,8 @@ def best_outline_z(lightness: np.ndarray, region: np.ndarray, radii_px: tuple[fl
     for k, radius in enumerate(radii_px):
         resp = outline_response(lightness, radius)
         vals = resp[region]
-        med = float(fast_median(vals))  # = np.median, bit for bit
-        noise = 1.4826 * float(fast_median(np.abs(vals - med)))
+        med, noise = median_and_noise(vals)
+        med = float(med)
         if noise <= 0:
             continue
         z = (resp - med) / noise  # float32, as best_z: cv2.copyTo writes into best_z itself

@@ -182,6 +182,31 @@ class _BorderGeometry:
 _BORDER_CACHE: dict[tuple[int, int], _BorderGeometry] = {}
 
 
+#: 1.4826 times a median absolute deviation estimates a normal
+#: distribution's standard deviation (the robust noise used throughout).
+MAD_TO_SIGMA = 1.4826
+
+
+def median_and_noise(values: np.ndarray) -> tuple[np.floating, float]:
+    """The median of ``values`` and their robust noise about it.
+
+    Parameters
+    ----------
+    values : ndarray, float, (N,)
+        1-D, as for :func:`fast_median`.
+
+    Returns
+    -------
+    median : numpy float scalar
+        ``np.median(values)`` (by :func:`fast_median`, the same bits), in
+        ``values``' dtype.
+    noise : float
+        ``MAD_TO_SIGMA`` times the median of ``|values - median|``.
+    """
+    median = fast_median(values)
+    return median, MAD_TO_SIGMA * float(fast_median(np.abs(values - median)))
+
+
 def _border_geometry(h: int, w: int) -> _BorderGeometry:
     geo = _BORDER_CACHE.get((h, w))
     if geo is None:
@@ -261,7 +286,7 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         residual = plane.astype(np.float32)
         residual -= surface
         # = fast_median(np.abs(residual.ravel()[geo.flat]))
-        spread = np.float32(1.4826) * fast_median(np.abs(_border_pixels(residual, geo)))
+        spread = np.float32(MAD_TO_SIGMA) * fast_median(np.abs(_border_pixels(residual, geo)))
         spread = max(spread, np.float32(CLOTH_MIN_SPREAD_LAB[c]))
         residual /= spread
         units.append(residual)

@@ -51,7 +51,6 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     _peak_kernel_px,
     _peak_neighbourhood,
     _peaks,
-    _radius_from_discs,
     _radius_scan,
     _sector_columns,
     _sector_window,
@@ -93,7 +92,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     shadow_side_contrast,
 )
 from .faces import DARK_RED_MIN_DELTA_A
-from .plate import fast_median
+from .plate import median_and_noise
 
 #: Disc-like evidence this strong (Lab units, with at least SUSPECT_MIN_SECTORS
 #: sectors) that was not accepted as a token is reported, so the reader can
@@ -451,8 +450,7 @@ def _blob_threshold(view: CanonicalView) -> tuple[np.ndarray, float]:
     r_frac = view.radius_px / view.plate_radius_px
     inside = r_frac < BLOB_SEARCH_RADIUS_FRAC
     de = view.delta_e[inside]
-    median = fast_median(de)  # once, for both its uses
-    noise = 1.4826 * float(fast_median(np.abs(de - median)))
+    median, noise = median_and_noise(de)
     return inside, max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
 
 
@@ -1423,14 +1421,13 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     keep = np.zeros(mask.shape, np.uint8)
     for b in blobs:
         keep[b.mask] = 1
-    claimed = cv2.dilate(keep, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * guard_px + 1, 2 * guard_px + 1)))
+    claimed = cv2.dilate(keep, grow)
     for b in walls:  # not grown: the face it borders keeps its whole disc
         claimed[b.mask] = 1
     residual = _zeroed_where(view.residual, claimed)
     resp = disc_response(residual, token_r)
     vals = resp[allowed]
-    med = fast_median(vals)  # = np.median, bit for bit
-    noise = 1.4826 * float(fast_median(np.abs(vals - med)))
+    med, noise = median_and_noise(vals)
     min_resp = max(EDGE_MIN_CONTRAST, float(med) + EDGE_NOISE_UNITS * noise)
     # Faces are accepted only inside the well; the search for leftover
     # evidence (suspects) reaches everywhere a token can lie.
