@@ -27,9 +27,17 @@ def ref_model(bgr):
     geo = C._canvas_geometry(C.CANVAS_PX)
     profile = radial_median_profile(lab, geo.radius, geo.inside, C.RING_BIN_PX, geo.n_bins)
     profile[:geo.n_pool] = np.median(lab[geo.centre], axis=0)
-    # rings filled by tokens take their plate pixels' level (the rule itself is tested in test_background_rings)
-    levels = C._levels_where_tokens_dominate(lab, profile, geo)
-    profile = profile if levels is None else levels
+    # rings tokens cover in part are measured without them, then rings filled
+    # by tokens take their plate pixels' level (the rules themselves are
+    # tested in test_background_rings)
+    cleared = C._levels_clear_of_tokens(lab, cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab), profile,
+                                        model(lab, profile, geo)[3], geo)
+    levels = C._levels_where_tokens_dominate(lab, profile if cleared is None else cleared, geo)
+    profile = profile if levels is None and cleared is None else (cleared if levels is None else levels)
+    return model(lab, profile, geo)
+
+
+def model(lab, profile, geo):
     background = np.take(profile, geo.ring_flat, axis=0).reshape(lab.shape)
     residual = np.zeros_like(lab)
     np.subtract(lab, background, out=residual, where=geo.inside3)

@@ -13,7 +13,7 @@ such a ring takes the median of its plate pixels instead
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -47,6 +47,43 @@ MODEL_RADIUS_FRAC = 1.0
 BACKGROUND_MAX_DELTA_E = 12.0
 BACKGROUND_MIN_PLATE_SHARE = 0.25
 BACKGROUND_TRACK_MAX_FRAC = 0.7
+#: Rings that tokens cover in part (:func:`_levels_clear_of_tokens`).  A
+#: pixel is a token's when it lies more than ``BACKGROUND_MAX_DELTA_E`` from
+#: its ring's median, in a region no larger than this many areas of the
+#: largest token (radius ``BACKGROUND_TOKEN_MAX_RADIUS_FRAC`` of the plate's,
+#: the upper end of ``tokens.DEFAULT_TOKEN_RADIUS_FRAC``): a touching pair.
+#: (At four such areas, glare on black lacquer passed for tokens: fresh four
+#: flat tokens 374372 at 1280x720, a region of 7,831 px.) ...
+BACKGROUND_TOKEN_REGION_MAX_AREAS = 2.0
+BACKGROUND_TOKEN_MAX_RADIUS_FRAC = 0.20
+#: ... and as compact as tokens are: its area at least this share of its
+#: convex hull's (one disc ~0.95, two touching discs 0.88; a lit side's or a
+#: glaze band's crescent far less) ...
+BACKGROUND_TOKEN_MIN_SOLIDITY = 0.8
+#: ... after an opening of this radius (pixels; the arcs a leaning ring
+#: leaves between tokens, a few pixels wide, would join them into one region
+#: too large and not compact), grown by ``BACKGROUND_TOKEN_MARGIN_PX`` pixels
+#: (its blurred edge).
+BACKGROUND_TOKEN_OPEN_PX = 2
+BACKGROUND_TOKEN_MARGIN_PX = 2
+#: A tracked ring with at least this share of its pixels on tokens has a
+#: median moved toward them: with a share ``f`` of token pixels on one side,
+#: the median is the ``0.5 / (1 - f)`` quantile of the plate's own pixels
+#: (f = 0.2: 0.63, a third of the plate's noise; f = 0.45: 0.91, beyond its
+#: noise).  Four red tokens side by side at one distance from the centre
+#: cover up to half of the rings through them, and the bare plate between
+#: them differed from the model by 6-10 Lab: arcs joining the tokens, found
+#: as faces partly hidden (fresh forced four flat tokens 369294, 640x480).
+BACKGROUND_MAX_TOKEN_SHARE = 0.2
+#: Such a ring takes the median of its other pixels when that differs from
+#: its own by at least this (Lab units; a smaller lean is below the faint
+#: faces' contrast and the suspect floor and is left as measured) ...
+BACKGROUND_MIN_CORRECTION_LAB = 5.0
+#: ... and when at least this share of those pixels lie within
+#: ``BACKGROUND_MAX_DELTA_E`` of it: the plate's own pixels agree on one
+#: level (glare on black lacquer, or a lit side, spreads them: no ring model
+#: holds there, and the ring is left as measured).
+BACKGROUND_MIN_PLATE_FIT = 0.8
 
 
 @dataclass(frozen=True, eq=False)
@@ -358,6 +395,43 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     bgr = cv2.GaussianBlur(bgr, ksize=(0, 0), sigmaX=CANON_BLUR_SIGMA_PX)
     lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
     lab = lab_from_codes(lab8)  # = colour.bgr_to_lab(bgr)
+    background, residual, delta_e = _plate_model(lab, lab8, clear_token_rings=True)
+    return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
+                         radius_px=_radius_grid(CANVAS_PX), to_canonical=to_canon,
+                         plate_radius_px=float(PLATE_RADIUS_PX))
+
+
+def rings_as_measured(view: CanonicalView) -> CanonicalView:
+    """``view`` with its plate model from the ring medians as measured: no
+    ring measured again without the tokens that cover it in part
+    (:func:`_levels_clear_of_tokens`); rings that tokens fill still take their
+    plate pixels' level.  For a view that may show the bowl: a dome's own
+    highlights and shading patches are token-sized and compact too, and its
+    rings are no plate's.
+
+    Parameters
+    ----------
+    view : CanonicalView
+        From :func:`make_canonical_view`.
+
+    Returns
+    -------
+    CanonicalView
+        A new view: ``background``, ``residual`` and ``delta_e`` replaced,
+        everything else the same arrays.
+    """
+    if not isinstance(view, CanonicalView):
+        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
+    background, residual, delta_e = _plate_model(view.lab, cv2.cvtColor(view.bgr, cv2.COLOR_BGR2Lab),
+                                                 clear_token_rings=False)
+    return replace(view, background=background, residual=residual, delta_e=delta_e)
+
+
+def _plate_model(lab: np.ndarray, lab8: np.ndarray, clear_token_rings: bool
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The plate model of a canvas: background, residual and its norm
+    (:func:`_model_from_profile`), from its Lab values ``lab`` (float32,
+    ``lab_from_codes(lab8)``) and 8-bit codes ``lab8`` (S, S, 3)."""
     geo = _canvas_geometry(CANVAS_PX)
     # = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins), from the codes
     profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
@@ -365,12 +439,113 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     # the central disc into one median, where a token stays a minority.
     # = np.median(lab[geo.centre], axis=0), from the codes
     profile[:geo.n_pool] = _median_from_codes(lab8.reshape(-1, 3)[geo.centre_flat])
-    # A ring that tokens fill more than half of has a token's median: it
-    # takes its plate pixels' median instead.
-    levels = _levels_where_tokens_dominate(lab, profile, geo)
-    background, residual, delta_e = _model_from_profile(lab, profile if levels is None else levels, geo)
-    return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
-                         radius_px=geo.radius, to_canonical=to_canon, plate_radius_px=float(PLATE_RADIUS_PX))
+    # Rings that tokens cover in part are measured without them (their
+    # median leans toward the tokens' colour); then a ring that tokens fill
+    # more than half of (its median a token's) takes its plate pixels' median.
+    model = _model_from_profile(lab, profile, geo)
+    cleared = _levels_clear_of_tokens(lab, lab8, profile, model[2], geo) if clear_token_rings else None
+    levels = _levels_where_tokens_dominate(lab, profile if cleared is None else cleared, geo)
+    if levels is None:
+        levels = cleared
+    return model if levels is None else _model_from_profile(lab, levels, geo)
+
+
+def _levels_clear_of_tokens(lab: np.ndarray, lab8: np.ndarray, profile: np.ndarray, delta_e: np.ndarray,
+                            geo: _CanvasGeometry) -> np.ndarray | None:
+    """The ring profile with the rings that tokens cover in part measured
+    without them; None when no ring is.
+
+    A ring's median is the plate's while tokens are a small part of the ring.
+    When they cover more (``BACKGROUND_MAX_TOKEN_SHARE``), the median leans
+    toward their colour and the bare plate in that ring differs from the
+    model: arcs of residual join the tokens, and the token search finds
+    faces there.  Token pixels are told from the plate's own shading by
+    their shape: regions more than ``BACKGROUND_MAX_DELTA_E`` from the ring
+    model, no larger than ``BACKGROUND_TOKEN_REGION_MAX_AREAS`` of the
+    largest token and compact (``BACKGROUND_TOKEN_MIN_SOLIDITY``), grown by
+    ``BACKGROUND_TOKEN_MARGIN_PX``.  A tracked ring (inside
+    ``BACKGROUND_TRACK_MAX_FRAC``; the pooled centre too) with that share on
+    tokens takes the median of its other pixels when at least
+    ``BACKGROUND_MIN_PLATE_SHARE`` of it is left, the median moves by at
+    least ``BACKGROUND_MIN_CORRECTION_LAB`` and the pixels left agree on it
+    (``BACKGROUND_MIN_PLATE_FIT``).  A ring tokens fill is left to
+    :func:`_levels_where_tokens_dominate`.
+
+    Parameters
+    ----------
+    lab : ndarray, float32, (S, S, 3), Lab units
+        The canvas in Lab (``lab_from_codes(lab8)``).
+    lab8 : ndarray, uint8, (S, S, 3)
+        The canvas's 8-bit Lab codes (``cv2.COLOR_BGR2Lab``).
+    profile : ndarray, float32, (n_bins, 3), Lab units
+        Per-ring medians (the pooled centre's in its rings).
+    delta_e : ndarray, float32, (S, S), Lab units
+        Each pixel's distance from its ring's level in ``profile``.
+    geo : _CanvasGeometry
+
+    Returns
+    -------
+    ndarray, float32, (n_bins, 3), or None
+        A new profile; None when no ring changes (the usual case).
+    """
+    n_track = min(int(BACKGROUND_TRACK_MAX_FRAC * PLATE_RADIUS_PX / RING_BIN_PX), geo.n_bins)
+    far = (delta_e > BACKGROUND_MAX_DELTA_E).view(np.uint8)
+    margin = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * BACKGROUND_TOKEN_MARGIN_PX + 1,) * 2)
+    sizes = np.array([p.size for p in geo.ring_pixels[:n_track]])
+
+    def busy(mask: np.ndarray) -> tuple[list[int], bool]:
+        """The tracked rings, and whether the pooled centre, have the share of
+        their pixels in ``mask`` (flat bool, the canvas) that makes them busy.
+        (Pixels past the model radius fall in the last ring, never tracked.)"""
+        counts = np.bincount(geo.ring_flat[mask], minlength=geo.n_bins)[:n_track]
+        rings = [i for i in range(geo.n_pool, n_track)
+                 if sizes[i] and counts[i] / sizes[i] >= BACKGROUND_MAX_TOKEN_SHARE]
+        return rings, bool(mask[geo.centre_flat].mean() >= BACKGROUND_MAX_TOKEN_SHARE)
+
+    # token pixels are far ones, grown: no ring with that share of those, nothing to do
+    rings, centre = busy(cv2.dilate(far, margin).ravel().view(bool))
+    if not rings and not centre:
+        return None
+    # opened first: the thin arcs a leaning ring leaves between tokens do not
+    # join them (on the plate's box: no pixel outside the plate is far)
+    opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * BACKGROUND_TOKEN_OPEN_PX + 1,) * 2)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.morphologyEx(far[geo.box], cv2.MORPH_OPEN, opening),
+                                                           connectivity=8)
+    max_area = BACKGROUND_TOKEN_REGION_MAX_AREAS * math.pi * (BACKGROUND_TOKEN_MAX_RADIUS_FRAC * PLATE_RADIUS_PX) ** 2
+    is_token = stats[:, cv2.CC_STAT_AREA] <= max_area
+    is_token[0] = False  # the pixels near their ring's level
+    for k in np.flatnonzero(is_token):
+        x, y, w, h, area = (int(v) for v in stats[k])
+        region = (labels[y:y + h, x:x + w] == k).view(np.uint8)
+        contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+        hull_area = cv2.contourArea(cv2.convexHull(np.concatenate(contours)))
+        is_token[k] = hull_area > 0 and area >= BACKGROUND_TOKEN_MIN_SOLIDITY * hull_area
+    if not is_token.any():
+        return None
+    on_tokens = np.zeros(far.shape, np.uint8)
+    on_tokens[geo.box] = is_token.view(np.uint8)[labels]
+    on_tokens = cv2.dilate(on_tokens, margin).ravel().view(bool)
+    rings, centre = busy(on_tokens)
+    units = [(i, geo.ring_pixels[i]) for i in rings] + ([(None, geo.centre_flat)] if centre else [])
+    codes, values = lab8.reshape(-1, 3), lab.reshape(-1, 3)
+    out = None
+    for ring, pixels in units:
+        rest = pixels[~on_tokens[pixels]]
+        if rest.size < BACKGROUND_MIN_PLATE_SHARE * pixels.size:
+            continue
+        level = _median_from_codes(codes[rest])
+        if float(np.linalg.norm(level - profile[0 if ring is None else ring])) < BACKGROUND_MIN_CORRECTION_LAB:
+            continue
+        agree = np.linalg.norm(values[rest] - level, axis=1) <= BACKGROUND_MAX_DELTA_E
+        if agree.mean() < BACKGROUND_MIN_PLATE_FIT:
+            continue
+        if out is None:
+            out = profile.copy()
+        if ring is None:
+            out[:geo.n_pool] = level
+        else:
+            out[ring] = level
+    return out
 
 
 def _levels_where_tokens_dominate(lab: np.ndarray, profile: np.ndarray, geo: _CanvasGeometry

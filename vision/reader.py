@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 
 from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
-from .canonical import CanonicalView, make_canonical_view
+from .canonical import CanonicalView, make_canonical_view, rings_as_measured
 from .exposure import saturated_room
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
@@ -605,14 +605,17 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
     view = make_canonical_view(frame, plate.ellipse)
     # A bowl's dome is lit unevenly too: where the bowl's cues are seen, the
-    # search runs first on the plain ring model, and its "covered" stands (the
-    # shading model would flatten the dome into a bare plate with faint marks).
+    # search runs first on the plain ring model, its rings as measured, and
+    # its "covered" stands (the shading model would flatten the dome into a
+    # bare plate with faint marks, and the dome's token-sized highlights would
+    # pass for tokens that lean its rings).
     evidence = covered_evidence(view)
     if shows_bowl(*evidence):
-        search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
-        covered = covered_verdict(view, search, evidence)
+        plain = rings_as_measured(view)
+        search = find_tokens(plain, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
+        covered = covered_verdict(plain, search, evidence)
         if covered is not None:
-            return _reading(covered, view, search, plate, t0)
+            return _reading(covered, plain, search, plate, t0)
     flat, search = search_tokens(view, settings)
     # the bowl's cues read the view's colours and radii only, which taking out
     # the shading leaves as they are (the same arrays): the same evidence
