@@ -13,12 +13,14 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import plate
+from vision import plate, reader
 from vision.io import load_image
 from vision.plate import (PLATE_BLUR_SIGMA_PX, PLATE_MIN_AXIS_RATIO, PLATE_MIN_FILL, PLATE_MIN_MINOR_FRAC,
                           PLATE_OPEN_FRAC, PLATE_WORK_HEIGHT_PX, WORK_LAST_SHRINK_MIN, PlateFit, _components_with_stats,
                           _ellipse_area, _fill_holes, _open_ellipse, area_shrink, cloth_deviation, fast_median,
                           find_plate, not_cloth_mask)
+from vision.reader import (INTRUSION_BAND_FRAC, INTRUSION_MIN_LENGTH_DIAMS, OFFPLATE_AREA_RANGE,
+                           OFFPLATE_PLATE_MARGIN_FRAC, outside_plate_mask, plate_ellipse_mask)
 from vision.synth import render_scene
 from vision.types import Ellipse
 
@@ -219,3 +221,137 @@ def test_components_with_areas_falls_back_beyond_16_bit_labels():
     assert plate._component_box(mask, labels2, n2, n2 - 1) == tuple(int(v) for v in stats[n2 - 1, :4])
     with pytest.raises(ValueError, match="component"):
         plate._component_box(mask, labels2, n2, 0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_component_centroid_same_as_statistics(seed):
+    for mask in _masks(seed):
+        n, labels, stats, cents = _components_with_stats(mask)
+        for i in range(1, n):
+            got = plate._component_centroid(labels, i, int(stats[i, cv2.CC_STAT_AREA]))
+            assert type(got[0]) is float and got == (float(cents[i][0]), float(cents[i][1]))
+    with pytest.raises(ValueError, match="area"):
+        plate._component_centroid(np.zeros((4, 4), np.uint16), 1, 0)
+
+
+# --- things off the plate: the labels without OpenCV's statistics -------------------------------
+
+
+def ref_offplate_blobs(plate: PlateFit, token_area_src_px: float,
+                   outside: np.ndarray | None = None) -> list[tuple[float, float, float]]:
+    """``vision.reader.offplate_blobs`` before round 11, verbatim.
+
+    Parameters
+    ----------
+    plate : PlateFit
+        A found plate, with its cloth-deviation maps.
+    token_area_src_px : float
+        Expected area of one face in source pixels squared.
+    outside : ndarray, uint8, optional
+        :func:`outside_plate_mask` of ``plate``, when the caller has it.
+
+    Returns
+    -------
+    list of (x, y, radius) in source pixels; empty when there is none.
+    """
+    s = plate.work_scale
+    mask = outside_plate_mask(plate) if outside is None else outside
+    mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
+    if not cv2.hasNonZero(mask):
+        return []  # no component (the usual bare cloth): no labelling pass
+    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    expected = token_area_src_px * s * s
+    # The size and squareness tests on every component at once (the same
+    # comparisons, component by component), then the few that pass in order.
+    area = stats[1:, cv2.CC_STAT_AREA]
+    bw, bh = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    sized = (OFFPLATE_AREA_RANGE[0] * expected <= area) & (area <= OFFPLATE_AREA_RANGE[1] * expected)
+    square = ~(np.minimum(bw, bh) < 0.35 * np.maximum(bw, bh))
+    out = []
+    for i in np.flatnonzero(sized & square) + 1:
+        area = stats[i, cv2.CC_STAT_AREA]
+        out.append((float(cents[i][0] / s), float(cents[i][1] / s), float(math.sqrt(area / math.pi) / s)))
+    return out
+
+
+def ref_plate_intrusions(plate: PlateFit, token_area_src_px: float,
+                     outside: np.ndarray | None = None) -> list[tuple[float, float, float]]:
+    """``vision.reader.plate_intrusions`` before round 11, verbatim.
+
+    Parameters
+    ----------
+    plate : PlateFit
+        A found plate, with its cloth-deviation maps.
+    token_area_src_px : float
+        Expected area of one face, source pixels squared.
+    outside : ndarray, uint8, optional
+        :func:`outside_plate_mask` of ``plate``, when the caller has it.
+
+    Returns
+    -------
+    list of (x, y, length_px) in source pixels: each not-cloth region outside
+    the plate that touches the band just around the plate's outline and is
+    larger or longer than a token; empty when there is none.
+    """
+    s = plate.work_scale
+    outside = outside_plate_mask(plate) if outside is None else outside
+    if not cv2.hasNonZero(outside):
+        return []  # no component (the usual bare cloth): no labelling pass
+    band = plate_ellipse_mask(plate, 1.0 + INTRUSION_BAND_FRAC) & (1 - plate_ellipse_mask(
+        plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC))
+    n, labels, stats, cents = cv2.connectedComponentsWithStats(outside, connectivity=8)
+    token_area = token_area_src_px * s * s
+    token_diam = 2.0 * math.sqrt(token_area / math.pi)
+    # The components with a pixel in the band, from the band's labels (one
+    # pass, instead of one whole-frame comparison per component).
+    touching = np.zeros(n, bool)
+    touching[labels[band > 0]] = True
+    out = []
+    for i in np.flatnonzero(touching[1:]) + 1:
+        length = float(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]))
+        if (stats[i, cv2.CC_STAT_AREA] > OFFPLATE_AREA_RANGE[1] * token_area
+                or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam):
+            out.append((float(cents[i][0] / s), float(cents[i][1] / s), length / s))
+    return out
+
+
+def _outside_masks(fit: PlateFit, seed: int) -> list[np.ndarray]:
+    """Not-cloth masks outside a real plate: the frame's own, and token-sized
+    discs, squares, thin sticks reaching into the band around the plate, noise."""
+    rng = np.random.default_rng(seed)
+    h, w = fit.cloth_deviation.shape
+    inner = plate_ellipse_mask(fit, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC)
+    out = [outside_plate_mask(fit)]
+    e, s = fit.ellipse, fit.work_scale
+    for _ in range(3):
+        m = (rng.random((h, w)) < rng.uniform(0.0, 0.02)).astype(np.uint8)
+        for _ in range(int(rng.integers(1, 9))):
+            x, y, r = int(rng.integers(0, w)), int(rng.integers(0, h)), int(rng.integers(2, 12))
+            if rng.random() < 0.5:
+                cv2.circle(m, (x, y), r, 1, -1)
+            else:
+                cv2.rectangle(m, (x, y), (x + int(rng.integers(1, 30)), y + int(rng.integers(1, 8))), 1, -1)
+        for _ in range(int(rng.integers(0, 3))):  # a stick from the frame's edge to the plate
+            cx, cy = e.cx * s, e.cy * s
+            cv2.line(m, (int(rng.integers(0, w)), 0), (int(cx), int(cy)), 1, int(rng.integers(2, 7)))
+        out.append(m & (1 - inner))
+    return out
+
+
+def test_offplate_blobs_and_intrusions_same_as_before(frames):
+    """On the frames' plates (their own masks off the plate) and on masks with
+    token-sized things, sticks and noise around them."""
+    fits = [f for f in (find_plate(frame) for frame in frames[::3]) if f.found]
+    assert len(fits) >= 8
+    seen = 0
+    for k, fit in enumerate(fits):
+        for area in (40.0 * 40.0, 25.0 * 25.0 * math.pi):
+            for outside in _outside_masks(fit, k):
+                got = reader.offplate_blobs(fit, area, outside)
+                assert got == ref_offplate_blobs(fit, area, outside)
+                got2 = reader.plate_intrusions(fit, area, outside)
+                assert got2 == ref_plate_intrusions(fit, area, outside)
+                seen += bool(got) + bool(got2)
+            assert reader.offplate_blobs(fit, area) == ref_offplate_blobs(fit, area)
+            assert reader.plate_intrusions(fit, area) == ref_plate_intrusions(fit, area)
+    assert seen >= 10  # things found, not only empty lists compared

@@ -507,6 +507,38 @@ def _component_box(mask: np.ndarray, labels: np.ndarray, n: int, i: int) -> tupl
     return int(x), int(y), int(bw), int(bh)
 
 
+def _component_centroid(labels: np.ndarray, i: int, area: int) -> tuple[float, float]:
+    """``centroids[i]`` of :func:`_components_with_stats`: the mean column and row of a component's pixels.
+
+    OpenCV sums the pixels' columns and rows as whole numbers and divides each
+    sum by the area in double precision; here the sums are whole numbers too
+    (per-column and per-row pixel counts weighted by the index), and Python
+    divides two whole numbers below 2**53 with the rounding of that double
+    division (both are exact doubles; the quotient is rounded once).
+
+    Parameters
+    ----------
+    labels : ndarray, uint16 or int32, (H, W)
+    i : int
+        The component, >= 1.
+    area : int
+        Its pixel count (> 0).
+
+    Returns
+    -------
+    (x, y) : float
+        Pixels.
+    """
+    if not area > 0:
+        raise ValueError(f"area: expected > 0, got {area}")
+    pixels = labels == i
+    per_col = np.count_nonzero(pixels, axis=0)
+    per_row = np.count_nonzero(pixels, axis=1)
+    sum_x = int(np.dot(per_col.astype(np.int64), np.arange(per_col.size, dtype=np.int64)))
+    sum_y = int(np.dot(per_row.astype(np.int64), np.arange(per_row.size, dtype=np.int64)))
+    return sum_x / int(area), sum_y / int(area)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
