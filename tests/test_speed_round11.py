@@ -13,13 +13,15 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import plate, reader
+from vision import discs, plate, reader, tokens
+from vision.discs import (_CROSS3, _PEAK_CHECK_CHUNK, _PEAK_PAIRS_MAX, _peak_kernel_px, _peak_neighbourhood,
+                          _true_box)
 from vision.io import load_image
 from vision.plate import (PLATE_BLUR_SIGMA_PX, PLATE_MIN_AXIS_RATIO, PLATE_MIN_FILL, PLATE_MIN_MINOR_FRAC,
                           PLATE_OPEN_FRAC, PLATE_WORK_HEIGHT_PX, WORK_LAST_SHRINK_MIN, PlateFit, _components_with_stats,
                           _ellipse_area, _fill_holes, _open_ellipse, area_shrink, cloth_deviation, fast_median,
                           find_plate, not_cloth_mask)
-from vision.reader import (INTRUSION_BAND_FRAC, INTRUSION_MIN_LENGTH_DIAMS, OFFPLATE_AREA_RANGE,
+from vision.reader import (read_frame, INTRUSION_BAND_FRAC, INTRUSION_MIN_LENGTH_DIAMS, OFFPLATE_AREA_RANGE,
                            OFFPLATE_PLATE_MARGIN_FRAC, outside_plate_mask, plate_ellipse_mask)
 from vision.synth import render_scene
 from vision.types import Ellipse
@@ -227,7 +229,7 @@ def test_components_with_areas_falls_back_beyond_16_bit_labels():
 def test_component_centroid_same_as_statistics(seed):
     for mask in _masks(seed):
         n, labels, stats, cents = _components_with_stats(mask)
-        for i in range(1, n):
+        for i in sorted({1, n - 1} | set(range(1, n, max(1, n // 150)))) if n > 1 else ():
             got = plate._component_centroid(labels, i, int(stats[i, cv2.CC_STAT_AREA]))
             assert type(got[0]) is float and got == (float(cents[i][0]), float(cents[i][1]))
     with pytest.raises(ValueError, match="area"):
@@ -355,3 +357,186 @@ def test_offplate_blobs_and_intrusions_same_as_before(frames):
             assert reader.offplate_blobs(fit, area) == ref_offplate_blobs(fit, area)
             assert reader.plate_intrusions(fit, area) == ref_plate_intrusions(fit, area)
     assert seen >= 10  # things found, not only empty lists compared
+
+
+# --- bounding boxes of bool masks by cv2.boundingRect; the peaks' candidate box ----------------
+
+
+def ref_true_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    """``vision.discs._true_box`` before round 11, verbatim."""
+    rows = np.flatnonzero(mask.any(axis=1))
+    if rows.size == 0:
+        return None
+    cols = np.flatnonzero(mask.any(axis=0))
+    return int(rows[0]), int(rows[-1]) + 1, int(cols[0]), int(cols[-1]) + 1
+
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_true_box_same_as_before(seed):
+    """Empty, full, one pixel, sparse and dense masks; views (strided, transposed, cropped)."""
+    rng = np.random.default_rng(seed)
+    for _ in range(400):
+        h, w = (int(v) for v in rng.integers(1, 70, 2))
+        mask = rng.random((h, w)) < rng.choice([0.0, 0.0005, 0.02, 0.5, 1.0])
+        for view in (mask, mask.T, mask[:, ::2], mask[::3], mask[1:, 2:]):
+            if view.size:
+                assert _true_box(view) == ref_true_box(view)
+    one = np.zeros((320, 320), bool)
+    one[319, 0] = True
+    assert _true_box(one) == ref_true_box(one) == (319, 320, 0, 1)
+    ints = (rng.random((30, 40)) < 0.1).astype(np.uint8)  # not bool: the rows' and columns' any
+    assert _true_box(ints) == ref_true_box(ints)
+
+
+def ref_peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float, *,
+           allowed_box: tuple[int, int, int, int] | None = None) -> list[tuple[int, int]]:
+    """``vision.discs._peaks`` before round 11, verbatim (``ref_true_box``).
+
+    Parameters
+    ----------
+    response : ndarray, float32, (H, W)
+    allowed : ndarray, bool, (H, W)
+        Where a peak may lie.
+    min_value : float
+        Smallest peak value.
+    min_dist_px : float
+        A peak is the maximum of the ``cv2.MORPH_ELLIPSE`` neighbourhood of
+        :func:`_peak_kernel_px` pixels; kept peaks are at least this far apart
+        (pixels), the stronger kept first.
+    allowed_box : (int, int, int, int), optional
+        ``(y0, y1, x0, x1)``, end-exclusive: the bounding box of ``allowed``'s
+        true pixels, when the caller has it (the radius scan calls this with
+        one mask 14 times).
+
+    Returns
+    -------
+    list of (x, y), pixels
+    """
+    k = _peak_kernel_px(min_dist_px)
+    # A peak is the maximum of its elliptical neighbourhood (the
+    # cv2.MORPH_ELLIPSE element of size k, clipped to the image).  It is in
+    # particular the maximum of its 4-neighbourhood and of the largest square
+    # inside the ellipse (both cheap, separable or tiny dilations); only the
+    # few candidates left are compared with every pixel of their own ellipse.
+    # Comparisons only, so the peaks are exactly those of a full dilation.
+    # The 4-neighbour test runs on the box of ``allowed`` grown by one pixel
+    # (clipped): every allowed pixel has its neighbours there, as on the
+    # whole image.
+    h, w = response.shape
+    if allowed_box is None:
+        allowed_box = ref_true_box(allowed)
+        if allowed_box is None:
+            return []
+    ay0, ay1 = max(0, allowed_box[0] - 1), min(h, allowed_box[1] + 1)
+    ax0, ax1 = max(0, allowed_box[2] - 1), min(w, allowed_box[3] + 1)
+    grown = response[ay0:ay1, ax0:ax1]
+    # candidates, on the grown box only
+    cand = ((grown >= cv2.dilate(grown, _CROSS3)) & allowed[ay0:ay1, ax0:ax1] & (grown >= min_value))
+    rows, cols = np.flatnonzero(cand.any(axis=1)), np.flatnonzero(cand.any(axis=0))
+    if rows.size == 0:
+        return []
+    cy0, cy1, cx0, cx1 = ay0 + int(rows[0]), ay0 + int(rows[-1]) + 1, ax0 + int(cols[0]), ax0 + int(cols[-1]) + 1
+    half = k // 2
+    y0, y1 = max(0, cy0 - half), min(h, cy1 + half)
+    x0, x1 = max(0, cx0 - half), min(w, cx1 + half)
+    box = response[y0:y1, x0:x1]
+    square_half, dy, dx = _peak_neighbourhood(k)
+    # ``inner``: the candidates' own box within ``box`` (no candidate outside it)
+    inner = (slice(cy0 - y0, cy1 - y0), slice(cx0 - x0, cx1 - x0))
+    sub = cand[cy0 - ay0:cy1 - ay0, cx0 - ax0:cx1 - ax0]
+    if square_half > 0:
+        square = cv2.getStructuringElement(cv2.MORPH_RECT, (2 * square_half + 1, 2 * square_half + 1))
+        sub = sub & (box[inner] >= cv2.dilate(box, square)[inner])
+    # row-major, as np.nonzero (cv2.findNonZero scans the rows in order)
+    found = cv2.findNonZero(sub.view(np.uint8))
+    if found is None:
+        return []
+    found = found.reshape(-1, 2)  # (x, y) points
+    ys = found[:, 1].astype(np.intp) + (cy0 - y0)
+    xs = found[:, 0].astype(np.intp) + (cx0 - x0)
+    if ys.size:
+        # The box padded by the kernel's half-size with -inf (outside the
+        # image: never a neighbour), so every offset stays in the array.
+        padded = np.full((box.shape[0] + 2 * half, box.shape[1] + 2 * half), -np.inf,
+                         np.result_type(box.dtype, np.float32))
+        padded[half:-half, half:-half] = box
+        flat = padded.ravel()
+        offsets = dy * padded.shape[1] + dx
+        centres = (ys + half) * padded.shape[1] + (xs + half)
+        keep = np.empty(ys.size, bool)
+        for i in range(0, ys.size, _PEAK_CHECK_CHUNK):
+            c = centres[i:i + _PEAK_CHECK_CHUNK]
+            keep[i:i + _PEAK_CHECK_CHUNK] = ~(flat[c[:, None] + offsets[None, :]] > flat[c][:, None]).any(axis=1)
+        ys, xs = ys[keep], xs[keep]
+    ys, xs = ys + y0, xs + x0
+    order = np.argsort(-response[ys, xs])
+    if order.size > _PEAK_PAIRS_MAX:
+        kept: list[tuple[int, int]] = []
+        for i in order:
+            x, y = int(xs[i]), int(ys[i])
+            if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
+                kept.append((x, y))
+        return kept
+    # Strongest first, each kept unless closer than min_dist_px to one kept
+    # before it: the same test on every pair at once (whole squared distances,
+    # exact in int64 and float64).
+    xo, yo = xs[order].astype(np.int64), ys[order].astype(np.int64)
+    near = (xo[:, None] - xo[None, :]) ** 2 + (yo[:, None] - yo[None, :]) ** 2 < min_dist_px ** 2
+    # (``near`` is symmetric: a peak is dropped once one kept before it is near)
+    keep = np.zeros(order.size, bool)
+    alive = np.ones(order.size, bool)
+    for i in range(order.size):
+        if alive[i]:
+            keep[i] = True
+            alive &= ~near[i]
+    return [(int(x), int(y)) for x, y in zip(xo[keep], yo[keep])]
+
+
+
+@pytest.fixture(scope="module")
+def peak_inputs(studio_dir):
+    """The arguments of every ``_peaks`` call while the reader reads the frames (the radius scan's too)."""
+    got = []
+    real = discs._peaks
+
+    def recording(response, allowed, min_value, min_dist_px, **kw):
+        got.append((response.copy(), allowed.copy(), min_value, min_dist_px, kw))
+        return real(response, allowed, min_value, min_dist_px, **kw)
+    mp = pytest.MonkeyPatch()
+    for mod in (discs, tokens):
+        mp.setattr(mod, "_peaks", recording)
+    try:
+        for f in _frames(studio_dir, step=6):
+            read_frame(f)
+    finally:
+        mp.undo()
+    assert len(got) >= 50 and any(kw.get("allowed_box") for *_, kw in got)
+    return got
+
+
+def test_peaks_same_as_before(peak_inputs):
+    found = 0
+    for response, allowed, min_value, min_dist_px, kw in peak_inputs:
+        got = discs._peaks(response, allowed, min_value, min_dist_px, **kw)
+        assert got == ref_peaks(response, allowed, min_value, min_dist_px, **kw)
+        found += len(got)
+    assert found >= 100
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_peaks_same_as_before_on_noise_ties_and_edges(seed):
+    """Noise, plateaus (ties), NaN, peaks at the canvas edge, no candidate at all."""
+    rng = np.random.default_rng(seed)
+    for _ in range(8):
+        s = int(rng.integers(30, 120))
+        resp = cv2.GaussianBlur(rng.standard_normal((s, s)).astype(np.float32), (0, 0), float(rng.uniform(0.5, 4)))
+        if rng.random() < 0.5:
+            resp = np.round(resp * 4) / 4  # plateaus
+        resp[0, int(rng.integers(0, s))] = 9.0  # a peak on the edge
+        if rng.random() < 0.3:
+            resp[int(rng.integers(0, s)), int(rng.integers(0, s))] = np.nan
+        allowed = rng.random((s, s)) < rng.choice([0.0, 0.3, 1.0])
+        for min_value in (-np.inf, 0.5, 10.0):
+            for min_dist in (2.0, 7.3, 15.0):
+                assert discs._peaks(resp, allowed, min_value, min_dist) == ref_peaks(resp, allowed, min_value, min_dist)
