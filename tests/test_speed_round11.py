@@ -540,3 +540,34 @@ def test_peaks_same_as_before_on_noise_ties_and_edges(seed):
         for min_value in (-np.inf, 0.5, 10.0):
             for min_dist in (2.0, 7.3, 15.0):
                 assert discs._peaks(resp, allowed, min_value, min_dist) == ref_peaks(resp, allowed, min_value, min_dist)
+
+
+# --- the colourless test in 8 bits -------------------------------------------------------------
+
+
+def ref_is_colourless(frame: np.ndarray) -> bool:
+    """``vision.reader.is_colourless`` before round 11, verbatim."""
+    sub = frame[::8, ::8].astype(np.int16)
+    diff = max(int(np.abs(sub[..., 0] - sub[..., 1]).max()), int(np.abs(sub[..., 1] - sub[..., 2]).max()))
+    return diff <= reader.COLOURLESS_MAX_CHANNEL_DIFF
+
+
+def test_is_colourless_same_as_before(frames):
+    rng = np.random.default_rng(8)
+    cases = list(frames)
+    for f in frames[:6]:
+        grey = cv2.cvtColor(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR)
+        cases.append(grey)
+        near = grey.copy()  # channels apart by up to the limit and one more
+        for d in (reader.COLOURLESS_MAX_CHANNEL_DIFF, reader.COLOURLESS_MAX_CHANNEL_DIFF + 1):
+            near[::8, ::8, int(rng.integers(0, 3))] = np.clip(grey[::8, ::8, 0].astype(int) + d, 0, 255)
+            cases.append(near.copy())
+            near[::8, ::8, 1] = np.clip(grey[::8, ::8, 1].astype(int) - d, 0, 255)
+            cases.append(near.copy())
+    cases += [np.zeros((37, 53, 3), np.uint8), np.full((9, 9, 3), 255, np.uint8),
+              rng.integers(0, 256, (101, 67, 3), dtype=np.uint8),
+              np.dstack([np.full((40, 40), 255, np.uint8), np.zeros((40, 40), np.uint8),
+                         np.full((40, 40), 255, np.uint8)])]
+    got = [reader.is_colourless(c) for c in cases]
+    assert got == [ref_is_colourless(c) for c in cases]
+    assert any(got) and not all(got)

@@ -531,8 +531,18 @@ def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
 
 def is_colourless(frame: np.ndarray) -> bool:
     """True when the BGR frame carries no colour (all three channels equal
-    within ``COLOURLESS_MAX_CHANNEL_DIFF`` on a subsample of pixels)."""
-    sub = frame[::8, ::8].astype(np.int16)
+    within ``COLOURLESS_MAX_CHANNEL_DIFF`` on a subsample of pixels).
+
+    An 8-bit frame's channel differences are taken as the larger minus the
+    smaller value, in 8 bits (never negative, so no wider copy of the
+    subsample); any other dtype through a 16-bit copy.
+    """
+    sub = frame[::8, ::8]
+    if sub.dtype == np.uint8:
+        b, g, r = sub[..., 0], sub[..., 1], sub[..., 2]
+        diff = max(int((np.maximum(b, g) - np.minimum(b, g)).max()), int((np.maximum(g, r) - np.minimum(g, r)).max()))
+        return diff <= COLOURLESS_MAX_CHANNEL_DIFF
+    sub = sub.astype(np.int16)
     diff = max(int(np.abs(sub[..., 0] - sub[..., 1]).max()), int(np.abs(sub[..., 1] - sub[..., 2]).max()))
     return diff <= COLOURLESS_MAX_CHANNEL_DIFF
 
