@@ -214,6 +214,24 @@ def test_components_with_areas_same_as_statistics(seed):
                                                                                              mask.shape[0])
 
 
+def test_components_with_areas_same_with_threads():
+    """OpenCV's parallel labelling (more than one thread, large masks) gives the same labels too."""
+    rng = np.random.default_rng(9)
+    threads = cv2.getNumThreads()
+    try:
+        for n_threads in (2, 4):
+            cv2.setNumThreads(n_threads)
+            for shape, density in (((320, 569), 0.02), ((320, 569), 0.3), ((500, 260), 0.55)):
+                mask = (rng.random(shape) < density).astype(np.uint8)
+                n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+                n2, labels2, areas = plate._components_with_areas(mask)
+                assert labels2.dtype == np.uint16  # the labelling without statistics
+                assert n2 == n and np.array_equal(labels2, labels)
+                assert np.array_equal(areas, stats[:, cv2.CC_STAT_AREA])
+    finally:
+        cv2.setNumThreads(threads)
+
+
 def test_components_with_areas_falls_back_beyond_16_bit_labels():
     mask = (np.random.default_rng(5).random((320, 900)) < 0.3).astype(np.uint8)
     n, labels, stats, _ = _components_with_stats(mask)
