@@ -442,6 +442,103 @@ def _components_with_stats(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarra
     return cv2.connectedComponentsWithStats(mask, connectivity=8)
 
 
+#: A float32 histogram counts exactly up to this many pixels (its integer part).
+_F32_EXACT_COUNT = 1 << 24
+
+
+def _components_with_areas(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """The count, labels and areas of :func:`_components_with_stats`, without its other statistics.
+
+    OpenCV labels with the same algorithm whether or not it gathers
+    statistics (they only watch the scan), so ``cv2.connectedComponents``
+    gives the same labels; its statistics (every pixel's box and centroid
+    sums, the background's too) cost about four times the labelling.  The
+    areas are then counted: with one component, the mask's non-zero pixels
+    (the rest is the background); with more, a histogram of the labels
+    (``cv2.calcHist`` on unit bins: whole counts, exact in float32 below
+    2**24 pixels).  Labels that do not fit in 16 bits (or a frame too large
+    for exact float32 counts) take the statistics as before.
+
+    Parameters
+    ----------
+    mask : ndarray, uint8, (H, W)
+
+    Returns
+    -------
+    n : int
+        Labels, the background's included.
+    labels : ndarray, uint16 or int32, (H, W)
+        As :func:`_components_with_stats`.
+    areas : ndarray, int32, (n,)
+        ``stats[:, cv2.CC_STAT_AREA]`` of :func:`_components_with_stats`.
+    """
+    h, w = mask.shape[:2]
+    if ((h + 1) // 2) * ((w + 1) // 2) + 1 >= _U16_LABELS or mask.size >= _F32_EXACT_COUNT:
+        n, labels, stats, _ = _components_with_stats(mask)
+        return n, labels, stats[:, cv2.CC_STAT_AREA].copy()
+    n, labels = cv2.connectedComponents(mask, connectivity=8, ltype=cv2.CV_16U)
+    if n <= 2:
+        inside = cv2.countNonZero(mask)
+        return n, labels, np.array([mask.size - inside, inside][:n], np.int32)
+    counts = cv2.calcHist([labels], [0], None, [n], [0, n])
+    return n, labels, counts.reshape(n).astype(np.int32)
+
+
+def _component_box(mask: np.ndarray, labels: np.ndarray, n: int, i: int) -> tuple[int, int, int, int]:
+    """``stats[i]``'s left, top, width and height of :func:`_components_with_stats`, pixels.
+
+    The bounding rectangle of the component's pixels (with one component,
+    of the mask's non-zero pixels).
+
+    Parameters
+    ----------
+    mask : ndarray, uint8, (H, W)
+    labels : ndarray, uint16 or int32, (H, W)
+        Its labels (:func:`_components_with_areas`).
+    n : int
+        Labels, the background's included.
+    i : int
+        The component, 1 .. n - 1.
+    """
+    if not 1 <= i < n:
+        raise ValueError(f"i: expected a component 1 .. {n - 1}, got {i}")
+    pixels = mask if n == 2 else cv2.compare(labels, i, cv2.CMP_EQ)
+    x, y, bw, bh = cv2.boundingRect(pixels)
+    return int(x), int(y), int(bw), int(bh)
+
+
+def _component_centroid(labels: np.ndarray, i: int, area: int) -> tuple[float, float]:
+    """``centroids[i]`` of :func:`_components_with_stats`: the mean column and row of a component's pixels.
+
+    OpenCV sums the pixels' columns and rows as whole numbers and divides each
+    sum by the area in double precision; here the sums are whole numbers too
+    (per-column and per-row pixel counts weighted by the index), and Python
+    divides two whole numbers below 2**53 with the rounding of that double
+    division (both are exact doubles; the quotient is rounded once).
+
+    Parameters
+    ----------
+    labels : ndarray, uint16 or int32, (H, W)
+    i : int
+        The component, >= 1.
+    area : int
+        Its pixel count (> 0).
+
+    Returns
+    -------
+    (x, y) : float
+        Pixels.
+    """
+    if not area > 0:
+        raise ValueError(f"area: expected > 0, got {area}")
+    pixels = labels == i
+    per_col = np.count_nonzero(pixels, axis=0)
+    per_row = np.count_nonzero(pixels, axis=1)
+    sum_x = int(np.dot(per_col.astype(np.int64), np.arange(per_col.size, dtype=np.int64)))
+    sum_y = int(np.dot(per_row.astype(np.int64), np.arange(per_row.size, dtype=np.int64)))
+    return sum_x / int(area), sum_y / int(area)
+
+
 def _fill_holes(mask: np.ndarray) -> np.ndarray:
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     out = np.zeros_like(mask)
@@ -454,11 +551,11 @@ def _ellipse_area(e: tuple) -> float:
     return math.pi * d1 * d2 / 4.0
 
 
-def _grown_box(stat: np.ndarray, grow_px: int, width: int, height: int) -> tuple[int, int, int, int]:
-    """A connected component's bounding box grown by ``grow_px`` on every side and
-    clipped to the frame: ``(x0, y0, x1, y1)``, end-exclusive, pixels."""
-    x, y = int(stat[cv2.CC_STAT_LEFT]), int(stat[cv2.CC_STAT_TOP])
-    bw, bh = int(stat[cv2.CC_STAT_WIDTH]), int(stat[cv2.CC_STAT_HEIGHT])
+def _grown_box(box: tuple[int, int, int, int], grow_px: int, width: int, height: int) -> tuple[int, int, int, int]:
+    """A connected component's bounding box ``(left, top, width, height)``
+    grown by ``grow_px`` on every side and clipped to the frame: ``(x0, y0,
+    x1, y1)``, end-exclusive, pixels."""
+    x, y, bw, bh = box
     return (max(0, x - grow_px), max(0, y - grow_px), min(width, x + bw + grow_px), min(height, y + bh + grow_px))
 
 
@@ -493,31 +590,32 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     not_cloth = not_cloth_mask(dev, dev_l)
     not_cloth.setflags(write=False)  # kept in the PlateFit
     mask = cv2.morphologyEx(not_cloth, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
-    n, labels, stats, _ = _components_with_stats(mask)
+    n, labels, areas = _components_with_areas(mask)
     sh, sw = mask.shape
     min_minor_px = PLATE_MIN_MINOR_FRAC * sh
     min_area_px = math.pi * (min_minor_px / 2.0) ** 2 * 0.8
     best: tuple[float, tuple, float, float] | None = None
     reasons = []
-    for i in np.argsort(-stats[1:, cv2.CC_STAT_AREA]) + 1:
-        if stats[i, cv2.CC_STAT_AREA] < min_area_px:
+    for i in np.argsort(-areas[1:]) + 1:
+        if areas[i] < min_area_px:
             break
         # Work on the component's bounding box grown by more than the opening
         # kernel's radius (clipped to the frame): erosion and dilation of the
         # component never reach past it, and where it is clipped the crop's
         # edge is the frame's edge, so every pixel comes out as on the whole
         # frame.  The kernel grows with the filled area, at most the box's.
-        bw, bh = int(stats[i, cv2.CC_STAT_WIDTH]), int(stats[i, cv2.CC_STAT_HEIGHT])
+        box = _component_box(mask, labels, n, int(i))
+        bw, bh = box[2], box[3]
         k_max = max(3, int(2 * round(PLATE_OPEN_FRAC * math.sqrt(bw * bh / math.pi)) + 1))
-        x0, y0, x1, y1 = _grown_box(stats[i], k_max // 2 + 1, sw, sh)
+        x0, y0, x1, y1 = _grown_box(box, k_max // 2 + 1, sw, sh)
         region = _fill_holes((labels[y0:y1, x0:x1] == i).astype(np.uint8))
         eq_radius = math.sqrt(region.sum() / math.pi)
         k = max(3, int(2 * round(PLATE_OPEN_FRAC * eq_radius) + 1))
         region = _open_ellipse(region, k)
-        m2, lab2, st2, _ = _components_with_stats(region)
+        m2, lab2, areas2 = _components_with_areas(region)
         if m2 < 2:
             continue
-        region = (lab2 == 1 + int(np.argmax(st2[1:, cv2.CC_STAT_AREA]))).astype(np.uint8)
+        region = (lab2 == 1 + int(np.argmax(areas2[1:]))).astype(np.uint8)
         contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE, offset=(x0, y0))
         hull = cv2.convexHull(max(contours, key=cv2.contourArea))
         if len(hull) < 5:

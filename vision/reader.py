@@ -28,7 +28,8 @@ from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     face_split, alike_in_frame, whites_alike, whites_alike_in_lightness)
 from .io import to_bgr8
-from .plate import PlateFit, find_plate, not_cloth_mask
+from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
+                    not_cloth_mask)
 from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
@@ -262,18 +263,22 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float,
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     if not cv2.hasNonZero(mask):
         return []  # no component (the usual bare cloth): no labelling pass
-    n, _, stats, cents = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    # The labels and areas without OpenCV's other statistics (see
+    # vision.plate._components_with_areas); the box and centre only of the
+    # components that are token-sized, in label order.
+    n, labels, areas = _components_with_areas(mask)
     expected = token_area_src_px * s * s
-    # The size and squareness tests on every component at once (the same
-    # comparisons, component by component), then the few that pass in order.
-    area = stats[1:, cv2.CC_STAT_AREA]
-    bw, bh = stats[1:, cv2.CC_STAT_WIDTH], stats[1:, cv2.CC_STAT_HEIGHT]
+    # The size test on every component at once, then the squareness test and
+    # the centre of the few that pass (the same comparisons, in order).
+    area = areas[1:]
     sized = (OFFPLATE_AREA_RANGE[0] * expected <= area) & (area <= OFFPLATE_AREA_RANGE[1] * expected)
-    square = ~(np.minimum(bw, bh) < 0.35 * np.maximum(bw, bh))
     out = []
-    for i in np.flatnonzero(sized & square) + 1:
-        area = stats[i, cv2.CC_STAT_AREA]
-        out.append((float(cents[i][0] / s), float(cents[i][1] / s), float(math.sqrt(area / math.pi) / s)))
+    for i in np.flatnonzero(sized) + 1:
+        _, _, bw, bh = _component_box(mask, labels, n, int(i))
+        if min(bw, bh) < 0.35 * max(bw, bh):
+            continue
+        cx, cy = _component_centroid(labels, int(i), int(areas[i]))
+        out.append((float(cx / s), float(cy / s), float(math.sqrt(areas[i] / math.pi) / s)))
     return out
 
 
@@ -302,7 +307,8 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float,
         return []  # no component (the usual bare cloth): no labelling pass
     band = plate_ellipse_mask(plate, 1.0 + INTRUSION_BAND_FRAC) & (1 - plate_ellipse_mask(
         plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC))
-    n, labels, stats, cents = cv2.connectedComponentsWithStats(outside, connectivity=8)
+    # (labels and areas only; the box and centre of the components that touch the band)
+    n, labels, areas = _components_with_areas(outside)
     token_area = token_area_src_px * s * s
     token_diam = 2.0 * math.sqrt(token_area / math.pi)
     # The components with a pixel in the band, from the band's labels (one
@@ -311,10 +317,12 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float,
     touching[labels[band > 0]] = True
     out = []
     for i in np.flatnonzero(touching[1:]) + 1:
-        length = float(max(stats[i, cv2.CC_STAT_WIDTH], stats[i, cv2.CC_STAT_HEIGHT]))
-        if (stats[i, cv2.CC_STAT_AREA] > OFFPLATE_AREA_RANGE[1] * token_area
+        _, _, bw, bh = _component_box(outside, labels, n, int(i))
+        length = float(max(bw, bh))
+        if (areas[i] > OFFPLATE_AREA_RANGE[1] * token_area
                 or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam):
-            out.append((float(cents[i][0] / s), float(cents[i][1] / s), length / s))
+            cx, cy = _component_centroid(labels, int(i), int(areas[i]))
+            out.append((float(cx / s), float(cy / s), length / s))
     return out
 
 
@@ -523,8 +531,18 @@ def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
 
 def is_colourless(frame: np.ndarray) -> bool:
     """True when the BGR frame carries no colour (all three channels equal
-    within ``COLOURLESS_MAX_CHANNEL_DIFF`` on a subsample of pixels)."""
-    sub = frame[::8, ::8].astype(np.int16)
+    within ``COLOURLESS_MAX_CHANNEL_DIFF`` on a subsample of pixels).
+
+    An 8-bit frame's channel differences are taken as the larger minus the
+    smaller value, in 8 bits (never negative, so no wider copy of the
+    subsample); any other dtype through a 16-bit copy.
+    """
+    sub = frame[::8, ::8]
+    if sub.dtype == np.uint8:
+        b, g, r = sub[..., 0], sub[..., 1], sub[..., 2]
+        diff = max(int((np.maximum(b, g) - np.minimum(b, g)).max()), int((np.maximum(g, r) - np.minimum(g, r)).max()))
+        return diff <= COLOURLESS_MAX_CHANNEL_DIFF
+    sub = sub.astype(np.int16)
     diff = max(int(np.abs(sub[..., 0] - sub[..., 1]).max()), int(np.abs(sub[..., 1] - sub[..., 2]).max()))
     return diff <= COLOURLESS_MAX_CHANNEL_DIFF
 
