@@ -627,13 +627,14 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     # its "covered" stands (the shading model would flatten the dome into a
     # bare plate with faint marks, and the dome's token-sized highlights would
     # pass for tokens that lean its rings).
+    # Where they are seen the rings stay as measured for the whole reading.
     evidence = covered_evidence(view)
     if shows_bowl(*evidence):
-        plain = rings_as_measured(view)
-        search = find_tokens(plain, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
-        covered = covered_verdict(plain, search, evidence)
+        view = rings_as_measured(view)
+        search = find_tokens(view, token_radius_frac=settings.token_radius_frac, outline_rule=settings.outline_rule)
+        covered = covered_verdict(view, search, evidence)
         if covered is not None:
-            return _reading(covered, plain, search, plate, t0)
+            return _reading(covered, view, search, plate, t0)
     flat, search = search_tokens(view, settings)
     # the bowl's cues read the view's colours and radii only, which taking out
     # the shading leaves as they are (the same arrays): the same evidence
