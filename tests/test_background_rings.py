@@ -265,8 +265,11 @@ def test_rings_as_measured_keeps_the_leaning_rings():
     # as measured the ring through the tokens leans toward them; measured without them it does not
     assert np.linalg.norm(plain.background[C.CANVAS_PX // 2, x] - plate[through]) > C.BACKGROUND_MIN_CORRECTION_LAB
     assert np.linalg.norm(view.background[C.CANVAS_PX // 2, x] - plate[through]) < 2.5
-    # a bare plate: both models alike
+    assert view.rings_cleared and not plain.rings_cleared
+    # a bare plate: no ring measured again, so nothing to undo (the view itself)
     bare = C.make_canonical_view(lit_frame(0, 60.0, seed=8), PLATE)
+    assert not bare.rings_cleared
+    assert C.rings_as_measured(bare) is bare
     np.testing.assert_array_equal(C.rings_as_measured(bare).background, bare.background)
     assert geo.n_bins > through
 

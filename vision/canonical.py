@@ -106,6 +106,11 @@ class CanonicalView:
     to_canonical : ndarray, float64, (3, 3)
         Source pixels -> canonical pixels.
     plate_radius_px : float
+    rings_cleared : bool
+        Whether some ring of the plate model was measured again without the
+        tokens that cover it in part (:func:`_levels_clear_of_tokens`);
+        False: the rings as measured (:func:`rings_as_measured` has nothing
+        to undo).
     """
 
     bgr: np.ndarray
@@ -116,6 +121,7 @@ class CanonicalView:
     radius_px: np.ndarray
     to_canonical: np.ndarray
     plate_radius_px: float
+    rings_cleared: bool = False
 
     def __post_init__(self) -> None:
         s = self.bgr.shape[0]
@@ -395,10 +401,10 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     bgr = cv2.GaussianBlur(bgr, ksize=(0, 0), sigmaX=CANON_BLUR_SIGMA_PX)
     lab8 = cv2.cvtColor(bgr, cv2.COLOR_BGR2Lab)
     lab = lab_from_codes(lab8)  # = colour.bgr_to_lab(bgr)
-    background, residual, delta_e = _plate_model(lab, lab8, clear_token_rings=True)
+    (background, residual, delta_e), cleared = _plate_model(lab, lab8, clear_token_rings=True)
     return CanonicalView(bgr=bgr, lab=lab, background=background, residual=residual, delta_e=delta_e,
                          radius_px=_radius_grid(CANVAS_PX), to_canonical=to_canon,
-                         plate_radius_px=float(PLATE_RADIUS_PX))
+                         plate_radius_px=float(PLATE_RADIUS_PX), rings_cleared=cleared)
 
 
 def rings_as_measured(view: CanonicalView) -> CanonicalView:
@@ -417,21 +423,26 @@ def rings_as_measured(view: CanonicalView) -> CanonicalView:
     Returns
     -------
     CanonicalView
-        A new view: ``background``, ``residual`` and ``delta_e`` replaced,
-        everything else the same arrays.
+        ``view`` itself when no ring was measured again (``rings_cleared``
+        False, the usual case); else a new view, ``background``, ``residual``
+        and ``delta_e`` replaced, everything else the same arrays.
     """
     if not isinstance(view, CanonicalView):
         raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
-    background, residual, delta_e = _plate_model(view.lab, cv2.cvtColor(view.bgr, cv2.COLOR_BGR2Lab),
-                                                 clear_token_rings=False)
-    return replace(view, background=background, residual=residual, delta_e=delta_e)
+    if not view.rings_cleared:
+        return view
+    (background, residual, delta_e), _ = _plate_model(view.lab, cv2.cvtColor(view.bgr, cv2.COLOR_BGR2Lab),
+                                                      clear_token_rings=False)
+    return replace(view, background=background, residual=residual, delta_e=delta_e, rings_cleared=False)
 
 
 def _plate_model(lab: np.ndarray, lab8: np.ndarray, clear_token_rings: bool
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+                 ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], bool]:
     """The plate model of a canvas: background, residual and its norm
     (:func:`_model_from_profile`), from its Lab values ``lab`` (float32,
-    ``lab_from_codes(lab8)``) and 8-bit codes ``lab8`` (S, S, 3)."""
+    ``lab_from_codes(lab8)``) and 8-bit codes ``lab8`` (S, S, 3); and whether
+    a ring was measured again without its tokens (only with
+    ``clear_token_rings``)."""
     geo = _canvas_geometry(CANVAS_PX)
     # = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins), from the codes
     profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
@@ -442,12 +453,15 @@ def _plate_model(lab: np.ndarray, lab8: np.ndarray, clear_token_rings: bool
     # Rings that tokens cover in part are measured without them (their
     # median leans toward the tokens' colour); then a ring that tokens fill
     # more than half of (its median a token's) takes its plate pixels' median.
-    model = _model_from_profile(lab, profile, geo)
-    cleared = _levels_clear_of_tokens(lab, lab8, profile, model[2], geo) if clear_token_rings else None
+    # (the model of the rings as measured is needed first only to find the tokens' pixels)
+    model = _model_from_profile(lab, profile, geo) if clear_token_rings else None
+    cleared = None if model is None else _levels_clear_of_tokens(lab, lab8, profile, model[2], geo)
     levels = _levels_where_tokens_dominate(lab, profile if cleared is None else cleared, geo)
     if levels is None:
         levels = cleared
-    return model if levels is None else _model_from_profile(lab, levels, geo)
+    if levels is None:
+        return (model if model is not None else _model_from_profile(lab, profile, geo)), False
+    return _model_from_profile(lab, levels, geo), cleared is not None
 
 
 def _levels_clear_of_tokens(lab: np.ndarray, lab8: np.ndarray, profile: np.ndarray, delta_e: np.ndarray,
