@@ -91,7 +91,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     outline_support,
     shadow_side_contrast,
 )
-from .faces import DARK_RED_MIN_DELTA_A
+from .faces import DARK_RED_MIN_DELTA_A, WHITE_MAX_DELTA_A
 from .plate import median_and_noise
 
 #: Disc-like evidence this strong (Lab units, with at least SUSPECT_MIN_SECTORS
@@ -156,6 +156,20 @@ TOKENS_PER_ROUND = 4
 ECHO_MAX_DIST_RADII = 2.5
 ECHO_MIN_COSINE = 0.9
 ECHO_MAX_REL_CONTRAST = 0.5
+#: A disc-filter find (a face or part of one) whose colour difference from
+#: the plate points away from every other pale face's (cosine at most this),
+#: by no more than the largest of theirs, is the bare plate where the
+#: ring model leans toward those faces (see ``_drop_leans``).
+LEAN_MAX_COSINE = -0.7
+#: The kinds of find that test applies to.
+LEAN_KINDS = ("faint", "partial")
+#: ... and whose colour difference is at most this fraction of the largest
+#: of theirs.  A ring's median leans at most to the faces' own colour, so a
+#: lean is never larger than their difference (a bound of 1); a find nearly as
+#: large as the faces may instead be a white face in shade, so the bound is
+#: kept below that.  Finds dropped on 6,800 synthesized scenes (14 sets,
+#: 2026-12-03) spread evenly up to it: there is no gap to set it in.
+LEAN_MAX_REL_NORM = 0.75
 #: A face partly under a blob (see ``_partly_under``): sectors of its disc
 #: contrast (of 8), distance from the blob's centre (token radii), and the
 #: largest cosine between its colour difference and the blob's.
@@ -1206,6 +1220,70 @@ def _drop_echoes(residual: np.ndarray, cands: list[Candidate], token_r: float) -
     return out
 
 
+def _drop_leans(residual: np.ndarray, cands: list[Candidate], token_r: float) -> list[Candidate]:
+    """Drop disc-filter finds (``faint`` or ``partial``) that are the plate's
+    own colour mirrored by the ring model's lean toward the faces.
+
+    The plate model is a median per ring; pale faces that cover part of a
+    ring pull its median toward their colour (too little for
+    :func:`vision.canonical.make_canonical_view` to measure the ring again
+    without them: they differ from the plate by less than its token bound),
+    so the bare plate between them differs from the model the *opposite* way,
+    by a fraction of their own difference, and the disc filter answers there
+    as for a face or a part of one.  A token's face differs from the plate
+    the way a face does: a red one by its a* (a find at least
+    ``DARK_RED_MIN_DELTA_A`` redder than the plate is kept), a white one like
+    the frame's other white faces, which share its light and plate (a shadow
+    darkens a face; it does not turn its colour difference round).  So a find
+    whose core (the mean residual over ``FAINT_PAIR_CORE_RADII`` of a token
+    radius: a faint find lies off its face's centre, and its core keeps clear
+    of the edge) has a cosine of at most ``LEAN_MAX_COSINE`` with the core of every other
+    flat face that could be white (a ``disc`` or ``faint`` candidate at most
+    ``WHITE_MAX_DELTA_A`` redder than the plate, not itself dropped; at least
+    one), and differs from the plate by at most ``LEAN_MAX_REL_NORM`` of the
+    largest of their differences, is dropped, until no more is; every other
+    candidate is kept in its order.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (H, W, 3)
+        Lab residual from the plate model, canonical pixels.
+    cands : list of Candidate
+    token_r : float
+        The frame's token radius, canonical pixels.
+
+    Returns
+    -------
+    list of Candidate
+        ``cands`` without the dropped finds (the same list when none is).
+    """
+    finds = [c for c in cands if c.kind in LEAN_KINDS and c.found_by == "disc_filter"]
+    if not finds:
+        return cands
+    core = FAINT_PAIR_CORE_RADII * token_r
+    measured = [c for c in cands if c.kind in ("disc", "faint") or c.kind in LEAN_KINDS and c.found_by == "disc_filter"]
+    means = {id(c): _mean_residual(residual, c.x, c.y, core) for c in measured}
+    norms = {k: float(np.linalg.norm(m)) for k, m in means.items()}
+    pale = [id(c) for c in cands if c.kind in ("disc", "faint") and float(means[id(c)][1]) <= WHITE_MAX_DELTA_A
+            and norms[id(c)] > 0]
+    dropped: set[int] = set()
+    # a find dropped is no face to measure the others against: until none more is dropped
+    changed = True
+    while changed:
+        changed = False
+        for c in finds:
+            k = id(c)
+            m, mn = means[k], norms[k]
+            others = [o for o in pale if o != k and o not in dropped]
+            if k in dropped or not others or mn <= 0 or float(m[1]) >= DARK_RED_MIN_DELTA_A:
+                continue
+            if mn <= LEAN_MAX_REL_NORM * max(norms[o] for o in others) and all(
+                    float(m @ means[o]) <= LEAN_MAX_COSINE * mn * norms[o] for o in others):
+                dropped.add(k)
+                changed = True
+    return [c for c in cands if id(c) not in dropped] if dropped else cands
+
+
 #: Where :func:`faint_pair_waist` reads each face's colour: the mean residual
 #: over a disc of this many token radii around its centre (its core, clear of
 #: the edge a faint face is found off).
@@ -1533,6 +1611,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     cands = _touching_faint_pairs(cands, token_r)
     cands = _weak_overlaps(cands, weak, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
+    cands = _drop_leans(view.residual, cands, token_r)
     cands, gaps = _gaps_between(view.residual, cands, token_r)
     # On a plate darker than every clear face, finds that are only dark are
     # its shading (blob discs never are, so the test holds for the outlines too).
