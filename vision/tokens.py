@@ -158,13 +158,13 @@ ECHO_MIN_COSINE = 0.9
 ECHO_MAX_REL_CONTRAST = 0.5
 #: A disc-filter find (a face or part of one) whose colour difference from
 #: the plate points away from every other pale face's (cosine at most this),
-#: by no more than the largest of theirs, is the bare plate where the
-#: ring model leans toward those faces (see ``_drop_leans``).
+#: and is smaller than theirs (``LEAN_MAX_REL_NORM``), is the bare plate where
+#: the ring model leans toward those faces (see ``_drop_leans``).
 LEAN_MAX_COSINE = -0.7
 #: The kinds of find that test applies to.
 LEAN_KINDS = ("faint", "partial")
-#: ... and whose colour difference is at most this fraction of the largest
-#: of theirs.  A ring's median leans at most to the faces' own colour, so a
+#: How large such a find may be: this fraction of the largest pale face's
+#: colour difference.  A ring's median leans at most to the faces' own colour, so a
 #: lean is never larger than their difference (a bound of 1); a find nearly as
 #: large as the faces may instead be a white face in shade, so the bound is
 #: kept below that.  Finds dropped on 6,800 synthesized scenes (14 sets,
