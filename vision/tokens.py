@@ -91,7 +91,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     outline_support,
     shadow_side_contrast,
 )
-from .faces import DARK_RED_MIN_DELTA_A, WHITE_MAX_DELTA_A
+from .faces import DARK_RED_MIN_DELTA_A, RED_MIN_DELTA_A, WHITE_MAX_DELTA_A
 from .plate import median_and_noise
 
 #: Disc-like evidence this strong (Lab units, with at least SUSPECT_MIN_SECTORS
@@ -128,6 +128,15 @@ RED_AMONG_FAINT_MIN_DELTA_A = 8.0
 #: over-exposed pale-blue plate, four 10.9-16.7 Lab where the plate is L* 87-92;
 #: the fifth, on the plate's highlight at L* 97.8, 4.2 Lab, under 0.4 of them).
 LIGHTNESS_CEILING_L = 100.0
+#: On a frame whose clear faces (``disc`` blobs) show both colours, a fifth
+#: face of either colour differs from the plate about as much as the counted
+#: faces of its colour do (they share its plate and light; shade scales a
+#: face's difference, it does not remove it): a suspect weaker than this
+#: share of the weakest clear face is plate texture, with the same room
+#: below the ceiling taken into account as for the faint faces (see
+#: ``_both_colours_contrast``).  Half of ``SUSPECT_REL_CONTRAST``: the clear
+#: faces are measured in full light or shade wherever they lie.
+BOTH_COLOURS_SUSPECT_REL_CONTRAST = 0.25
 #: ... or its region is not token-like: area (face areas) and axis ratio.
 SUSPECT_AREA_RANGE = (0.4, 1.6)
 SUSPECT_MIN_AXIS_RATIO = 0.5
@@ -687,6 +696,37 @@ def _uneven_clear_of_kept(lightness: np.ndarray, hidden: np.ndarray, x: int, y: 
     return n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and (
         contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
         or shadow_side_contrast(lightness, x, y, radius_px, more) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
+
+
+def _both_colours_contrast(residual: np.ndarray, cands: list[Candidate], token_r: float) -> float:
+    """The weakest clear face's disc contrast when the clear faces show both colours, else 0.
+
+    A clear face is a ``disc`` candidate found as a blob.  It is red when its
+    core (mean residual over ``FAINT_PAIR_CORE_RADII`` of a token radius) is
+    at least ``RED_MIN_DELTA_A`` redder than the plate, white when it is less
+    than ``DARK_RED_MIN_DELTA_A`` redder (not even a dark red); a face between
+    the two counts as neither.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (H, W, 3)
+        Lab residual from the plate model with the blobs in, canonical pixels.
+    cands : list of Candidate
+    token_r : float
+        The frame's token radius, canonical pixels.
+
+    Returns
+    -------
+    float
+        Lab units, measured as a suspect's is (:func:`sector_support`); 0.0
+        when there is no clear face of one of the colours.
+    """
+    clear = [c for c in cands if c.kind == "disc" and c.found_by == "blob"]
+    core = FAINT_PAIR_CORE_RADII * token_r
+    delta_a = [float(_mean_residual(residual, c.x, c.y, core)[1]) for c in clear]
+    if not (any(a >= RED_MIN_DELTA_A for a in delta_a) and any(a < DARK_RED_MIN_DELTA_A for a in delta_a)):
+        return 0.0
+    return min(sector_support(residual, c.x, c.y, token_r)[1] for c in clear)
 
 
 def _stands_clear(residual: np.ndarray, x: float, y: float, token_r: float, kept: list[Candidate],
@@ -1637,18 +1677,27 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     counted_means = ([_mean_residual(view.residual, k.x, k.y, DISC_FACE_FRAC * token_r) for k in cands]
                      if suspects else [])
 
+    # with clear faces of both colours, a floor relative to them as well
+    weakest_clear = _both_colours_contrast(view.residual, cands, token_r) if suspects else 0.0
+
+    def room_at(x: float, y: float) -> float:
+        """Lightness the plate leaves below the sensor's ceiling at (x, y), L* units."""
+        xi = min(max(int(round(x)), 0), view.background.shape[1] - 1)
+        yi = min(max(int(round(y)), 0), view.background.shape[0] - 1)
+        return LIGHTNESS_CEILING_L - float(view.background[yi, xi, 0])
+
     def floor_at(x: float, y: float) -> float:
         """The suspect floor for a find at (x, y): relative to the faint faces
         or to the plate's room below the ceiling there, whichever is less; the
-        absolute one for a face of another colour."""
+        absolute one for a face of another colour; at least the floor relative
+        to the clear faces of both colours (or that room) when there are such."""
+        both = (max(suspect_min, BOTH_COLOURS_SUSPECT_REL_CONTRAST * min(weakest_clear, room_at(x, y)))
+                if weakest_clear > 0 else suspect_min)
         if floor <= suspect_min:
-            return floor
+            return max(floor, both)
         if _other_colour(_mean_residual(bare_residual, x, y, DISC_FACE_FRAC * token_r), faint_means):
-            return suspect_min
-        xi = min(max(int(round(x)), 0), view.background.shape[1] - 1)
-        yi = min(max(int(round(y)), 0), view.background.shape[0] - 1)
-        room = LIGHTNESS_CEILING_L - float(view.background[yi, xi, 0])
-        return max(suspect_min, suspect_rel * min(faintest, room))
+            return both
+        return max(both, suspect_rel * min(faintest, room_at(x, y)))
 
     def other_colour_face(x: float, y: float, c: float) -> bool:
         """A find of at least ``OTHER_COLOUR_SUSPECT_MIN_CONTRAST`` whose core is
