@@ -3,6 +3,7 @@
 
     python scripts/synth_table.py [--seeds 6000:6500] [--size 1280x720] [--workers 2]
                                   [--kind outcome] [--by exposure_stops] [--reasons 10]
+                                  [--condition exposure_stops=1.5:4 --condition glaze=black_lacquer,gold]
 
 Scene ``seed`` is ``vision.synth.render_scene(seed)`` (its kind and every
 condition drawn from the seed; ``--kind`` forces the kind, e.g. ``outcome``
@@ -13,6 +14,10 @@ adds the right share per value of one drawn condition (a numeric one in
 five bins of equal count), ``--reasons N`` the N most frequent reasons of
 the readings that were not right (numbers replaced by ``#``).  Seeds
 6000-6499 were never looked at while the reader was tuned (a held-out set).
+``--condition KEY=VALUE`` sets a condition of every scene, ``KEY=LO:HI`` draws
+it uniformly in [LO, HI) and ``KEY=A,B,...`` picks one of the values, each
+from a generator seeded by the scene's seed: a stress set beyond the ranges
+the synthesizer draws (e.g. over-exposure of several stops).
 """
 from __future__ import annotations
 
@@ -32,15 +37,76 @@ from studio_table import print_table  # noqa: E402
 CONDITION_BINS = 5
 
 
-def _one(args: tuple[int, tuple[int, int], str | None]) -> dict:
+#: Seeds the generator of ``--condition`` draws beside the scene's own seed.
+CONDITION_DRAW_SEED = 20261203
+
+
+def parse_condition(text: str) -> tuple[str, object]:
+    """``KEY=VALUE``, ``KEY=LO:HI`` or ``KEY=A,B,...`` -> (key, spec).
+
+    The spec is a float or a string (a fixed value), a ``(lo, hi)`` tuple of
+    floats or a list of values (floats where every one parses as a float).
+
+    Raises
+    ------
+    ValueError
+        Naming ``--condition`` and the text, when it has no ``=``, an empty
+        key or value, or a range that is not two numbers with lo < hi.
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key or not value:
+        raise ValueError(f"--condition: expected KEY=VALUE, KEY=LO:HI or KEY=A,B,..., got {text!r}")
+
+    def num(v: str) -> float | str:
+        try:
+            return float(v)
+        except ValueError:
+            return v
+
+    if ":" in value:
+        parts = value.split(":")
+        try:
+            lo, hi = (float(v) for v in parts)
+        except ValueError:
+            raise ValueError(f"--condition: expected KEY=LO:HI with two numbers, got {text!r}") from None
+        if not lo < hi:
+            raise ValueError(f"--condition: expected LO < HI, got {text!r}")
+        return key, (lo, hi)
+    if "," in value:
+        vals = [num(v) for v in value.split(",")]
+        if any(v == "" for v in vals):
+            raise ValueError(f"--condition: expected values between the commas, got {text!r}")
+        return key, vals
+    return key, num(value)
+
+
+def draw_conditions(seed: int, specs: list[tuple[str, object]]) -> dict | None:
+    """The conditions for scene ``seed`` from parsed ``--condition`` specs (None without any)."""
+    if not specs:
+        return None
+    import numpy as np
+
+    rng = np.random.default_rng((seed, CONDITION_DRAW_SEED))
+    out: dict = {}
+    for key, spec in specs:
+        if isinstance(spec, tuple):
+            out[key] = float(rng.uniform(spec[0], spec[1]))
+        elif isinstance(spec, list):
+            out[key] = spec[int(rng.integers(len(spec)))]
+        else:
+            out[key] = spec
+    return out
+
+
+def _one(args: tuple) -> dict:
     import cv2
 
     from vision.reader import read_frame
     from vision.synth import render_scene
 
     cv2.setNumThreads(1)
-    seed, size, kind = args
-    scene = render_scene(seed, kind, size=size)
+    seed, size, kind, specs = args
+    scene = render_scene(seed, kind, size=size, conditions=draw_conditions(seed, specs))
     label, reading = scene.label, read_frame(scene.image)
     want = label["verdict"]
     right = reading.verdict == want and (want != "outcome" or reading.red == label["red"])
@@ -102,6 +168,8 @@ def main() -> int:
     ap.add_argument("--kind", default=None, help="force every scene to this kind (vision.synth.KINDS)")
     ap.add_argument("--by", default=None, metavar="CONDITION", help="right share per value of a drawn condition")
     ap.add_argument("--reasons", type=int, default=0, metavar="N", help="the N most frequent reasons not right")
+    ap.add_argument("--condition", action="append", default=[], metavar="KEY=VALUE",
+                    help="set a condition (KEY=VALUE), draw it (KEY=LO:HI) or pick it (KEY=A,B,...); repeatable")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split(":"))
     w, h = (int(v) for v in args.size.lower().split("x"))
@@ -110,10 +178,22 @@ def main() -> int:
         ap.error(f"--kind: expected one of {', '.join(KINDS)}, got {args.kind!r}")
     if args.by is not None and args.by not in CONDITION_KEYS:
         ap.error(f"--by: expected one of {', '.join(sorted(CONDITION_KEYS))}, got {args.by!r}")
+    try:
+        specs = [parse_condition(t) for t in args.condition]
+    except ValueError as exc:
+        ap.error(str(exc))
+    for key, _ in specs:
+        if key not in CONDITION_KEYS:
+            ap.error(f"--condition: expected a key among {', '.join(sorted(CONDITION_KEYS))}, got {key!r}")
+    try:  # the synthesizer checks the values: a bad one is a usage error, before any worker starts
+        from vision.synth import render_scene
+        render_scene(lo, args.kind, size=(64, 64), conditions=draw_conditions(lo, specs))
+    except (TypeError, ValueError) as exc:
+        ap.error(f"--condition {' '.join(args.condition)}: {exc}")
     stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     rows = []
     with multiprocessing.Pool(args.workers) as pool:
-        for row in pool.imap(_one, [(s, (w, h), args.kind) for s in range(lo, hi)], chunksize=4):
+        for row in pool.imap(_one, [(s, (w, h), args.kind, specs) for s in range(lo, hi)], chunksize=4):
             if row["wrong"]:
                 print(f"wrong outcome: seed {row['seed']} ({row['kind']}): {row['reason']}", file=sys.stderr)
             st = stats[row["kind"]]

@@ -73,3 +73,47 @@ def test_cli_on_real_scenes():
     for bad in (["--kind", "bogus"], ["--by", "nothing"]):
         res = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2 and "expected one of" in res.stderr
+
+
+@pytest.mark.parametrize("text, want", [
+    ("exposure_stops=2.5", ("exposure_stops", 2.5)),
+    ("glaze=black_lacquer", ("glaze", "black_lacquer")),
+    ("exposure_stops=1.5:4", ("exposure_stops", (1.5, 4.0))),
+    ("glaze=gold,celadon", ("glaze", ["gold", "celadon"])),
+    ("kelvin=2700,3000", ("kelvin", [2700.0, 3000.0])),
+])
+def test_parse_condition(text, want):
+    assert synth_table.parse_condition(text) == want
+
+
+@pytest.mark.parametrize("text", ["exposure_stops", "=1", "glaze=", "kelvin=3000:2700", "kelvin=a:b",
+                                  "kelvin=1:2:3", "glaze=gold,"])
+def test_parse_condition_bad_input(text):
+    with pytest.raises(ValueError, match="--condition"):
+        synth_table.parse_condition(text)
+
+
+def test_drawn_conditions_follow_the_seed():
+    specs = [synth_table.parse_condition(t) for t in ("exposure_stops=1.5:4", "glaze=gold,celadon", "kelvin=3000")]
+    a, b = synth_table.draw_conditions(7, specs), synth_table.draw_conditions(7, specs)
+    assert a == b and a["kelvin"] == 3000.0 and a["glaze"] in ("gold", "celadon")
+    assert 1.5 <= a["exposure_stops"] < 4.0
+    drawn = {synth_table.draw_conditions(s, specs)["exposure_stops"] for s in range(20)}
+    assert len(drawn) == 20 and min(drawn) >= 1.5 and max(drawn) < 4.0
+    assert synth_table.draw_conditions(7, []) is None
+
+
+def test_cli_conditions_reach_the_scenes():
+    """Two scenes with the glaze set end to end: --by glaze shows only it; a
+    bad key or value is a usage error naming --condition."""
+    cmd = [sys.executable, str(ROOT / "scripts" / "synth_table.py"), "--seeds", "303000:303002", "--size",
+           "640x480", "--workers", "1", "--kind", "outcome"]
+    out = subprocess.run(cmd + ["--condition", "glaze=celadon", "--by", "glaze"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    rows = [line.split() for line in out.stdout.splitlines()]
+    by = rows[[r[:1] for r in rows].index(["glaze"]) + 1:]
+    assert by and by[0][:2] == ["celadon", "2"]
+    for bad in (["--condition", "nothing=1"], ["--condition", "glaze=tin"], ["--condition", "kelvin=3:1"]):
+        res = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=60)
+        assert res.returncode == 2 and "--condition" in res.stderr, res.stderr
