@@ -13,25 +13,13 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 
 from vision import tokens as T
 from vision.reader import read_frame
 from vision.tokens import Candidate
 
-TOKEN_R = 12.0
-SIZE = 200
-
-
-def residual_with(discs: list[tuple[float, float, tuple[float, float, float]]]) -> np.ndarray:
-    """A Lab residual (float32, (SIZE, SIZE, 3)), zero but for discs of
-    ``TOKEN_R`` at (x, y) filled with the given (dL, da, db)."""
-    res = np.zeros((SIZE, SIZE, 3), np.float32)
-    rr, cc = np.mgrid[:SIZE, :SIZE]
-    for x, y, lab in discs:
-        res[(cc - x) ** 2 + (rr - y) ** 2 < TOKEN_R ** 2] = lab
-    return res
+from drawn_residuals import TOKEN_R, residual_with
 
 
 def cand(x: float, y: float, kind: str, found_by: str = "disc_filter") -> Candidate:

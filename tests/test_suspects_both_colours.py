@@ -25,21 +25,11 @@ from vision.discs import sector_support
 from vision.reader import read_frame
 from vision.tokens import Candidate
 
-TOKEN_R = 12.0
-SIZE = 200
+from drawn_residuals import TOKEN_R, residual_with
+
 RED = (-25.0, 40.0, 15.0)    # a red face on a pale plate
 WHITE = (20.0, -2.0, -10.0)  # a white face on a tinted plate
 MUTED = (-5.0, 12.0, 2.0)    # between the two: neither clearly red nor white
-
-
-def residual_with(discs: list[tuple[float, float, tuple[float, float, float]]]) -> np.ndarray:
-    """A Lab residual (float32, (SIZE, SIZE, 3)), zero but for discs of
-    ``TOKEN_R`` at (x, y) filled with the given (dL, da, db)."""
-    res = np.zeros((SIZE, SIZE, 3), np.float32)
-    rr, cc = np.mgrid[:SIZE, :SIZE]
-    for x, y, lab in discs:
-        res[(cc - x) ** 2 + (rr - y) ** 2 < TOKEN_R ** 2] = lab
-    return res
 
 
 def cand(x: float, y: float, kind: str = "disc", found_by: str = "blob") -> Candidate:
