@@ -173,7 +173,7 @@ def main() -> int:
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split(":"))
     w, h = (int(v) for v in args.size.lower().split("x"))
-    from vision.synth import CONDITION_KEYS, KINDS
+    from vision.synth import CONDITION_KEYS, KINDS, render_scene
     if args.kind is not None and args.kind not in KINDS:
         ap.error(f"--kind: expected one of {', '.join(KINDS)}, got {args.kind!r}")
     if args.by is not None and args.by not in CONDITION_KEYS:
@@ -186,7 +186,6 @@ def main() -> int:
         if key not in CONDITION_KEYS:
             ap.error(f"--condition: expected a key among {', '.join(sorted(CONDITION_KEYS))}, got {key!r}")
     try:  # the synthesizer checks the values: a bad one is a usage error, before any worker starts
-        from vision.synth import render_scene
         render_scene(lo, args.kind, size=(64, 64), conditions=draw_conditions(lo, specs))
     except (TypeError, ValueError) as exc:
         ap.error(f"--condition {' '.join(args.condition)}: {exc}")

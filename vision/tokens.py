@@ -1693,8 +1693,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         to the clear faces of both colours (or that room) when there are such."""
         both = (max(suspect_min, BOTH_COLOURS_SUSPECT_REL_CONTRAST * min(weakest_clear, room_at(x, y)))
                 if weakest_clear > 0 else suspect_min)
-        if floor <= suspect_min:
-            return max(floor, both)
+        if floor <= suspect_min:  # floor is suspect_min here, and both is at least that
+            return both
         if _other_colour(_mean_residual(bare_residual, x, y, DISC_FACE_FRAC * token_r), faint_means):
             return both
         return max(both, suspect_rel * min(faintest, room_at(x, y)))
