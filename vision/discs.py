@@ -27,6 +27,11 @@ DISC_SURROUND_FRAC = (1.2, 1.6)
 EDGE_SECTOR_SHARE = 0.35
 #: Candidate token radii tried when no clear disc gives the size, fraction of plate radius.
 RADIUS_SCAN_STEP = 1.08
+#: Scores of the radius scan within this relative difference are a tie (the
+#: summed float32 filter peaks differ by rounding alone: four drawn faces of
+#: radius 16 scored 38.157566 at 14.3-19.4 px, one radius an ulp higher on
+#: one CPU, so the scan's radius moved from the plateau's start to its middle).
+RADIUS_SCAN_TIE_REL = 1e-5
 
 
 #: Window grids of the disc filter by half-size (see :func:`_disc_grid`).
@@ -646,7 +651,9 @@ def _radius_scan(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px:
         peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r, allowed_box=box)
         top = peaks[:4]  # (_peaks lists the strongest first)
         score = float(sum(resp[y, x] for x, y in top))
-        if score > best_score:
+        # a later radius wins only by more than float32 rounding: on a plateau
+        # the first radius stands, whatever the CPU's DFT rounds last
+        if score > best_score * (1.0 + RADIUS_SCAN_TIE_REL):
             best_r, best_score, best_peaks = r, score, top
         r *= RADIUS_SCAN_STEP
     return best_r, best_peaks
