@@ -52,3 +52,14 @@ def size_by_scan_alone(monkeypatch):
         monkeypatch.setattr(faint_faces, "_radius_at_half_contrast",
                             lambda residual, peaks, scan_radius_px, lo_px, hi_px: (scan_radius_px, 0))
     return apply
+
+
+@pytest.fixture
+def washed_out_rule_off(monkeypatch):
+    """Switch off the fourteenth round's rule (a white face at the ceiling in
+    red is no decisive white unless a face read red shows the light,
+    :func:`vision.reader.washed_out_whites`) for tests of other rules on
+    frames whose white faces clip in red: it stops those frames too, last of
+    all the rules, so with it on they would not show the rule under test."""
+    from vision import reader
+    monkeypatch.setattr(reader, "WHITE_CEILING_RED_LEVEL", 256)

@@ -120,7 +120,9 @@ def test_the_input_is_not_changed():
     150040, 150185, 150652, 151439,  # warm-lit white faces beyond the chroma bound
     150067, 150944, 151342,          # dim dark-red faces just outside a red bound
 ])
-def test_scenes_read_right(monkeypatch, seed):
+def test_scenes_read_right(monkeypatch, seed, washed_out_rule_off):
+    # (150040 and 150652 are four whites at the ceiling in red, which abstain with no red in
+    # view since the fourteenth round: that rule off here, this test is about alike_in_frame)
     """Real pixels (640x480, forced four flat tokens): the right outcome,
     every token its true face; with the rule off the frame abstains on
     undecided faces."""

@@ -169,6 +169,43 @@ def face_split(view: CanonicalView, x: float, y: float, radius_px: float) -> flo
     return float(np.linalg.norm(mean_a - mean_b, axis=1).max())
 
 
+def core_levels(view: CanonicalView, x: float, y: float, radius_px: float) -> np.ndarray:
+    """The camera's levels on a face's core, per channel (where red clips, a* is a lower bound).
+
+    Parameters
+    ----------
+    view : CanonicalView
+        Its ``bgr`` (uint8, BGR, 0-255) is read.
+    x, y : float
+        Face centre, canonical pixels.
+    radius_px : float
+        Face radius, canonical pixels (> 0); the core is the disc of
+        ``FACE_SAMPLE_FRAC`` of it.
+
+    Returns
+    -------
+    ndarray, float64, (3,)
+        Median of each channel, B, G, R (8-bit levels, 0-255), over the
+        core; NaN in each when the core leaves the canvas or has fewer than 3
+        pixels.
+
+    Raises
+    ------
+    ValueError
+        ``radius_px`` is not positive.
+    """
+    window = _core_window(view, x, y, radius_px)
+    if window is None:
+        return np.full(3, np.nan)
+    x0, x1, y0, y1, r_in = window
+    rr, cc = np.ogrid[y0:y1, x0:x1]
+    sel = (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
+    core = view.bgr[y0:y1, x0:x1][sel]
+    if core.shape[0] < 3:
+        return np.full(3, np.nan)
+    return np.median(core, axis=0).astype(np.float64)
+
+
 @dataclass(frozen=True)
 class FaceRule:
     """Thresholds of the red/white decision (Lab units); a studio profile may

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -23,9 +24,10 @@ import numpy as np
 
 from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
-from .exposure import saturated_room
+from .exposure import SATURATED_MIN_LEVEL, saturated_room
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
+                    core_levels,
                     face_split, alike_in_frame, whites_alike, whites_alike_in_lightness)
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
@@ -131,6 +133,33 @@ FAINT_WHITE_MAX_DARK_L = 12.0
 #: rim softened by the blur to 0.85-0.91 token radii (fresh scene 120143, a
 #: fifth face not found; was 1.0, a whole face).
 SATURATED_ROOM_MIN_RADII = 0.75
+#: A face read white whose core is at least this in the camera's red channel
+#: (median, 8-bit levels) has lost what tells it from a red: a red face washed
+#: out past the ceiling keeps its green and blue but not its red margin, and
+#: looks like a white one in warm light.  Four reds on black lacquer under
+#: 2700-3100 K at +2.6 to +3.6 stops (forced scenes 430108, 430123, 430124,
+#: 1280x720) read as whites at red 253-255 on the dark plate, which is not at
+#: the ceiling (:data:`SATURATED_ROOM_MIN_RADII` does not see them): wrong
+#: outcomes.  One frame cannot show how far past the ceiling a face is, so
+#: such a white is decisive only where a red face shows the light (below).
+#: The ceiling of :mod:`vision.exposure`; above 255 the rule is off.  True
+#: reds read white in stress scenes (430000-430499 at 1280x720, 450000-450299
+#: at 1920x1080, +1.5 to +4 stops) measured 252-255, since a red needs
+#: several times a white's light to look like one; true whites inside the
+#: drawn range measured anywhere up to 255 (the synthesizer's highlight
+#: shoulder), so a higher level would save few frames with no margin left.
+WHITE_CEILING_RED_LEVEL = SATURATED_MIN_LEVEL
+#: ... a face read red shows the light: the four tokens are alike, and a red
+#: reaches a white's look only where its green (which it does not clip) rises
+#: to the white's.  A clipped white is decisive when its green is at least
+#: this many times a red face's green (linear light, gamma 2.2): that red would
+#: need that much more light.  Two faces on one plate get less than twice
+#: each other's light: at twice, whites would differ by about 17 L* at L* 90,
+#: past :data:`vision.faces.WHITE_MAX_SPREAD_L` (studio s1_022, 2826 K: reds
+#: at red 253 and green 125, whites at 254 and 238-243, a ratio of 4.1).
+RED_LIGHT_MIN_RATIO = 2.0
+#: Display gamma taken to turn 8-bit levels into linear light for that ratio.
+LEVEL_GAMMA = 2.2
 #: A plate whose semi-major axis is shorter than this (source pixels) is too
 #: small to read: ``uncertain``, saying so, rather than a reading of a few
 #: pixels per token (a 64x48 frame was read "token(s) off the plate").  Half
@@ -485,8 +514,52 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if room >= SATURATED_ROOM_MIN_RADII:
         return ("uncertain", f"the plate is over-exposed: a region {2 * room:.1f} token radii across is at the "
                 f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
+    washed = washed_out_whites(view, [(c, f) for c, f in zip(cands, faces) if f is not None], face_r)
+    if washed:
+        return ("uncertain", f"{len(washed)} face(s) read white at the sensor's ceiling in red (level "
+                f"{min(washed):.0f}), and no face read red shows that this light leaves a red its colour: a red "
+                f"washed out by over-exposure looks the same, lower the exposure", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReading]],
+                      face_r: Callable[[Candidate], float]) -> list[float]:
+    """The red levels of faces read white that a washed-out red could be.
+
+    A face read white whose core is at the ceiling in the camera's red
+    channel (:data:`WHITE_CEILING_RED_LEVEL`) has an a* that is only a lower
+    bound.  It is decisive only when some face read red has a green at most
+    1 / :data:`RED_LIGHT_MIN_RATIO` of its green, in linear light: a red of
+    that pigment would need that much more light to look like it.
+
+    Parameters
+    ----------
+    view : CanonicalView
+        Its ``bgr`` (uint8, BGR) is read.
+    read : list of (Candidate, FaceReading)
+        The flat faces and their readings.
+    face_r : callable
+        The radius (canonical pixels, > 0) each face is read at.
+
+    Returns
+    -------
+    list of float
+        The red levels (8-bit, 0-255) of the faces in doubt; empty when none is.
+    """
+    whites = [core_levels(view, c.x, c.y, face_r(c)) for c, f in read if f.face == "white"]
+    clipped = [bgr for bgr in whites if bgr[2] >= WHITE_CEILING_RED_LEVEL]
+    if not clipped:
+        return []
+    red_greens = [core_levels(view, c.x, c.y, face_r(c))[1] for c, f in read if f.face == "red"]
+    # the darkest green of a red shows the light best (taken as 1 level at least)
+    red_green = min((max(g, 1.0) for g in red_greens if not math.isnan(g)), default=math.nan)
+
+    def linear(level: float) -> float:
+        return (level / 255.0) ** LEVEL_GAMMA
+
+    return [float(bgr[2]) for bgr in clipped
+            if math.isnan(red_green) or linear(bgr[1]) < RED_LIGHT_MIN_RATIO * linear(red_green)]
 
 
 def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
