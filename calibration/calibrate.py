@@ -31,12 +31,12 @@ import numpy as np
 from vision.canonical import CANVAS_PX, PLATE_RADIUS_PX, CanonicalView, make_canonical_view
 from vision.errors import FrameError
 from vision.faces import (DEFAULT_FACE_RULE, FACE_SAMPLE_FRAC, RED_MIN_ABS_A, RED_MIN_DELTA_A, WHITE_MAX_ABS_A,
-                          WHITE_MAX_DELTA_A, FaceRule, classify_face)
+                          WHITE_MAX_DELTA_A, FaceRule, classify_face, core_levels)
 from vision.io import DEFAULT_MAX_PIXELS, decode_image
 from vision.plate import find_plate, plate_to_canonical
 from vision.exposure import saturated_room
-from vision.reader import (FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, SATURATED_ROOM_MIN_RADII, is_colourless,
-                           search_tokens)
+from vision.reader import (FLAT_KINDS, OVERLAP_MAX_CENTRE_DIST_RADII, SATURATED_ROOM_MIN_RADII,
+                           WHITE_CEILING_RED_LEVEL, is_colourless, search_tokens)
 from vision.tokens import (DEFAULT_OUTLINE_RULE, OUTLINE_SUSPECT_MIN_SECTORS, Candidate, OutlineRule,
                            blob_threshold, find_tokens)
 from vision.types import Ellipse
@@ -403,6 +403,30 @@ def measure_frame(image: np.ndarray, name: str, sha256: str, role: str = "tokens
 # ---------------------------------------------------------------------------
 # across frames
 # ---------------------------------------------------------------------------
+def clipped_whites(token_frames: list[FrameMeasurement], labels: list[str]) -> list[tuple[float, str]]:
+    """The white faces whose core is at the ceiling in the camera's red channel.
+
+    Parameters
+    ----------
+    token_frames : list of FrameMeasurement
+        The token frames; their faces, frame by frame, are the faces labelled.
+    labels : list of str
+        ``red`` or ``white`` per face of ``token_frames``, in that order.
+
+    Returns
+    -------
+    list of (level, frame name)
+        Median red level (8-bit, 0-255) of each such face's core, with its
+        frame; empty when none is at :data:`vision.reader.WHITE_CEILING_RED_LEVEL`.
+    """
+    pairs = [(m, f) for m in token_frames for f in m.faces]
+    if len(labels) != len(pairs):
+        raise ValueError(f"labels: expected one per face ({len(pairs)}), got {len(labels)}")
+    levels = [(float(core_levels(m.view, f.x, f.y, f.radius)[2]), m.name)
+              for (m, f), lab in zip(pairs, labels) if lab == "white" and m.view is not None]
+    return [(v, name) for v, name in levels if v >= WHITE_CEILING_RED_LEVEL]
+
+
 def mean_ellipse(ellipses: list[Ellipse]) -> Ellipse:
     """Mean centre and axes, circular mean of the axis angle (period 180 deg)."""
     t = np.radians([2.0 * e.angle_deg for e in ellipses])
@@ -672,6 +696,14 @@ def calibrate_frames(frames: list[tuple[str, np.ndarray, str]], *, empty: tuple[
                                                     f"colour difference {de:.1f} Lab units): the reader may miss "
                                                     f"them; a plate of another colour would help", "close_to_plate",
                                                     fatal=False))
+                    clipped = clipped_whites(token_frames, labels)
+                    if clipped:
+                        level, frame = max(clipped)
+                        problems.append(Problem(frame, f"{len(clipped)} white face(s) at the sensor's ceiling in "
+                                                f"red (level up to {level:.0f}; the reader needs {WHITE_CEILING_RED_LEVEL - 1} or "
+                                                f"less): a washed-out red looks the same, so the reader abstains "
+                                                f"on every round of four whites (1 in 16); lower the exposure",
+                                                "whites_clipped", fatal=False))
                     # the learnt rule must read every calibration face as its group
                     for m in token_frames:
                         for f in m.faces:

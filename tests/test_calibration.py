@@ -238,3 +238,17 @@ def test_refuses_an_over_exposed_studio_naming_the_frame():
     assert p.frame == "outcome_101.jpg" and "lower the exposure" in p.message
     # the same frames at the studio's exposure are not refused for it
     assert not [q for q in calibrate_frames([named(s) for s in CAL_SEEDS]).problems if q.code == "over_exposed"]
+
+
+def test_warns_when_white_faces_clip_in_red():
+    """At the synthesizer's nominal exposure the white faces of this studio
+    reach the ceiling in red (251-254): the reader would abstain on every
+    round of four whites, so calibration says so (a warning, the profile is
+    still made); 0.4 stop darker, they do not, and nothing is said."""
+    bright = calibrate_frames([named(s) for s in CAL_SEEDS])
+    (warn,) = [p for p in bright.problems if p.code == "whites_clipped"]
+    assert not warn.fatal and bright.ready
+    assert "lower the exposure" in warn.message and warn.frame in {f"outcome_{s}.jpg" for s in CAL_SEEDS}
+    darker = calibrate_frames([named(s, exposure_stops=-0.4) for s in CAL_SEEDS])
+    assert darker.ready
+    assert not [p for p in darker.problems if p.code == "whites_clipped"]
