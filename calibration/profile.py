@@ -35,9 +35,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import cv2
+import numpy as np
+
 from vision.errors import ProfileError
 from vision.faces import FaceRule
-from vision.reader import ReaderSettings
+from vision.reader import LightReference, ReaderSettings
 from vision.tokens import DEFAULT_OUTLINE_RULE, DEFAULT_TOKEN_RADIUS_FRAC, OUTLINE_SECTORS, OutlineRule
 from vision.types import Ellipse
 
@@ -143,7 +146,24 @@ class Profile:
         """
         lo, hi = self.token_radius_frac
         return ReaderSettings(token_radius_frac=(lo, max(hi, DEFAULT_TOKEN_RADIUS_FRAC[1])), face_rule=self.face_rule,
-                              outline_rule=self.outline_rule)
+                              outline_rule=self.outline_rule, light=self.light_reference())
+
+    def light_reference(self) -> LightReference | None:
+        """The studio's light at calibration: the plate's mean L* and the red faces' green.
+
+        The green is the camera's 8-bit level of the red faces' mean Lab (the
+        reader's Lab: OpenCV's 8-bit conversion, see :mod:`vision.colour`).
+        None when the plate's L* is not strictly between 0 and 100 or the
+        green is 0 (nothing to scale).
+        """
+        plate_l = float(self.plate_colour.lab_mean[0])
+        lab = np.asarray(self.red.lab_mean, np.float64)
+        codes = np.clip(np.round([lab[0] * 255.0 / 100.0, lab[1] + 128.0, lab[2] + 128.0]), 0, 255)
+        bgr = cv2.cvtColor(codes.astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_Lab2BGR)[0, 0]
+        green = float(bgr[1])
+        if not 0.0 < plate_l < 100.0 or green <= 0.0:
+            return None
+        return LightReference(plate_l=plate_l, red_green_level=green)
 
     def check_plate(self, ellipse: Ellipse) -> str | None:
         """A reason naming the profile when the plate is not where the profile expects it, else None."""

@@ -252,3 +252,22 @@ def test_warns_when_white_faces_clip_in_red():
     darker = calibrate_frames([named(s, exposure_stops=-0.4) for s in CAL_SEEDS])
     assert darker.ready
     assert not [p for p in darker.problems if p.code == "whites_clipped"]
+
+
+
+def test_the_profile_gives_the_studios_light(result):
+    """The profile's light: the plate's L* and the red faces' green (their
+    mean Lab turned back into the camera's levels).  A frame of four whites
+    at the studio's exposure (their red at the ceiling, no red in view)
+    abstains without the profile and reads with it."""
+    light = result.profile.light_reference()
+    assert light is not None
+    assert light.plate_l == pytest.approx(result.profile.plate_colour.lab_mean[0])
+    assert 20.0 <= light.red_green_level <= 120.0  # a classic red's green, well below a white's
+    assert result.profile.reader_settings().light == light
+    sc = scene(5)
+    assert sc.label["red"] == 0
+    plain = read_frame(sc.image)
+    assert plain.verdict == "uncertain" and "ceiling in red" in plain.reason
+    got = read_frame(sc.image, result.profile)
+    assert (got.verdict, got.red) == ("outcome", 0), got.reason

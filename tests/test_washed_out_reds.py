@@ -31,7 +31,7 @@ import pytest
 from vision import reader
 from vision.canonical import CanonicalView
 from vision.faces import FaceReading, core_levels
-from vision.reader import read_frame, washed_out_whites
+from vision.reader import LightReference, read_frame, reference_red_green, washed_out_whites
 from vision.synth import render_scene
 from vision.tokens import Candidate
 
@@ -47,16 +47,19 @@ TOKEN_R = 14.0
 SPOTS = ((80.0, 90.0), (170.0, 90.0), (80.0, 170.0), (170.0, 170.0))
 
 
-def drawn_view(levels: list[tuple[int, int, int]]) -> CanonicalView:
+def drawn_view(levels: list[tuple[int, int, int]], plate_l: float = 0.0) -> CanonicalView:
     """A dark plate (BGR 30, 40, 60) with a face of each BGR level at SPOTS;
-    only ``bgr`` matters to the rule (the readings are given)."""
+    the rule reads ``bgr`` (the readings are given) and, with a studio's
+    light, the plate model's L* (``plate_l`` everywhere)."""
     bgr = np.full((S, S, 3), (30, 40, 60), np.uint8)
     for (x, y), level in zip(SPOTS, levels):
         cv2.circle(bgr, (int(x), int(y)), int(TOKEN_R), level, thickness=cv2.FILLED)
     zeros = np.zeros((S, S, 3), np.float32)
+    background = zeros.copy()
+    background[..., 0] = plate_l
     rr, cc = np.mgrid[:S, :S]
     radius = np.hypot(cc - S / 2, rr - S / 2).astype(np.float32)
-    return CanonicalView(bgr=bgr, lab=zeros, background=zeros, residual=zeros,
+    return CanonicalView(bgr=bgr, lab=background, background=background, residual=zeros,
                          delta_e=np.zeros((S, S), np.float32), radius_px=radius,
                          to_canonical=np.eye(3), plate_radius_px=S / 2 - 8)
 
@@ -162,3 +165,45 @@ def test_studio_s1_022_whites_beside_reds_at_the_ceiling_still_read(studio_dir):
     got = read_frame(img)
     assert got.verdict == "outcome", got.reason
     assert got.red == 2
+
+
+
+# -- a studio's light from calibration ------------------------------------------
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(plate_l=0.0, red_green_level=70.0), "plate_l"),
+    (dict(plate_l=100.0, red_green_level=70.0), "plate_l"),
+    (dict(plate_l=float("nan"), red_green_level=70.0), "plate_l"),
+    (dict(plate_l=80.0, red_green_level=0.0), "red_green_level"),
+    (dict(plate_l=80.0, red_green_level=256.0), "red_green_level"),
+])
+def test_light_reference_bad_values(kwargs, name):
+    with pytest.raises(ValueError, match=name):
+        LightReference(**kwargs)
+
+
+def test_reference_red_green_known_values():
+    light = LightReference(plate_l=80.0, red_green_level=70.0)
+    same = (70.0 / 255.0) ** reader.LEVEL_GAMMA
+    assert reference_red_green(drawn_view([], plate_l=80.0), light) == pytest.approx(same, rel=1e-6)
+    # the plate lighter now (L* 80 -> 89: luminance x 1.38): the red's green scales with it
+    y80, y89 = ((80 + 16) / 116) ** 3, ((89 + 16) / 116) ** 3
+    assert reference_red_green(drawn_view([], plate_l=89.0), light) == pytest.approx(same * y89 / y80, rel=1e-6)
+    # a plate near the ceiling, or too dark, measures no light: now or then
+    assert math.isnan(reference_red_green(drawn_view([], plate_l=95.0), light))
+    assert math.isnan(reference_red_green(drawn_view([], plate_l=5.0), light))
+    assert math.isnan(reference_red_green(drawn_view([], plate_l=80.0), LightReference(95.0, 70.0)))
+
+
+def test_a_studios_light_shows_what_no_red_in_view_does():
+    whites = [(253, 253, 253), (254, 254, 254), CLIPPED_WHITE, (253, 253, 253)]
+    read = read_as(["white"] * 4)
+    light = LightReference(plate_l=80.0, red_green_level=70.0)
+    assert len(washed_out_whites(drawn_view(whites, plate_l=80.0), read, at_token_r)) == 4
+    # the plate as at calibration: the calibrated red shows the light
+    assert washed_out_whites(drawn_view(whites, plate_l=80.0), read, at_token_r, light) == []
+    # the plate at the ceiling: no exposure measured, no light shown
+    assert len(washed_out_whites(drawn_view(whites, plate_l=96.0), read, at_token_r, light)) == 4
+    # a red that was pale at calibration (green 200) shows too little
+    pale = LightReference(plate_l=80.0, red_green_level=200.0)
+    assert len(washed_out_whites(drawn_view(whites, plate_l=80.0), read, at_token_r, pale)) == 4

@@ -160,6 +160,12 @@ WHITE_CEILING_RED_LEVEL = SATURATED_MIN_LEVEL
 RED_LIGHT_MIN_RATIO = 2.0
 #: Display gamma taken to turn 8-bit levels into linear light for that ratio.
 LEVEL_GAMMA = 2.2
+#: A studio profile's light (:class:`LightReference`) shows the light only
+#: where the plate's well measures it, then and now: its L* between these
+#: (Lab units); near the ceiling a brighter light no longer lightens it.
+LIGHT_REFERENCE_PLATE_L_RANGE = (10.0, 90.0)
+#: The well over which the plate's lightness is taken, fraction of the plate radius.
+LIGHT_REFERENCE_WELL_FRAC = 0.8
 #: A plate whose semi-major axis is shorter than this (source pixels) is too
 #: small to read: ``uncertain``, saying so, rather than a reading of a few
 #: pixels per token (a 64x48 frame was read "token(s) off the plate").  Half
@@ -198,6 +204,33 @@ COLOURLESS_MAX_CHANNEL_DIFF = 3
 
 
 @dataclass(frozen=True)
+class LightReference:
+    """The studio's light at calibration: the plate's lightness and a red face's green then.
+
+    With it, a frame with no red in view still shows the light: the plate's
+    lightness now against then gives the exposure's change, and the
+    calibrated red's green, changed by as much, stands for a red's
+    (:func:`washed_out_whites`).
+
+    Attributes
+    ----------
+    plate_l : float
+        The plate's well without tokens, mean L* (Lab units, 0-100).
+    red_green_level : float
+        A red face's green then, the camera's 8-bit level (0-255, > 0).
+    """
+
+    plate_l: float
+    red_green_level: float
+
+    def __post_init__(self) -> None:
+        if not 0.0 < self.plate_l < 100.0:
+            raise ValueError(f"plate_l: expected an L* in (0, 100), got {self.plate_l}")
+        if not 0.0 < self.red_green_level <= 255.0:
+            raise ValueError(f"red_green_level: expected an 8-bit level in (0, 255], got {self.red_green_level}")
+
+
+@dataclass(frozen=True)
 class ReaderSettings:
     """Decision settings; a studio profile may override them.
 
@@ -209,11 +242,14 @@ class ReaderSettings:
         Red/white thresholds.
     outline_rule : OutlineRule
         When a dark outline alone counts as a pale face.
+    light : LightReference or None
+        The studio's light at calibration (None: no profile, or none learnt).
     """
 
     token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC
     face_rule: FaceRule = DEFAULT_FACE_RULE
     outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE
+    light: LightReference | None = None
 
     def __post_init__(self) -> None:
         lo, hi = self.token_radius_frac
@@ -372,12 +408,14 @@ def _token_readings(view: CanonicalView, cands: list[Candidate], faces: list[Fac
 
 
 def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
-           face_rule: FaceRule = DEFAULT_FACE_RULE, evidence: tuple[float, float] | None = None
+           face_rule: FaceRule = DEFAULT_FACE_RULE, evidence: tuple[float, float] | None = None,
+           light: LightReference | None = None
            ) -> tuple[str, str, list[Candidate], list[FaceReading | None], float]:
     """Turn the stage results into a verdict.
 
     ``evidence``: :func:`covered_evidence` of ``view`` when the caller has it
-    (it reads only ``view.lab`` and the plate's geometry).
+    (it reads only ``view.lab`` and the plate's geometry).  ``light``: the
+    studio's light at calibration, when a profile gives it.
 
     Returns
     -------
@@ -514,7 +552,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if room >= SATURATED_ROOM_MIN_RADII:
         return ("uncertain", f"the plate is over-exposed: a region {2 * room:.1f} token radii across is at the "
                 f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
-    washed = washed_out_whites(view, [(c, f) for c, f in zip(cands, faces) if f is not None], face_r)
+    washed = washed_out_whites(view, [(c, f) for c, f in zip(cands, faces) if f is not None], face_r, light)
     if washed:
         return ("uncertain", f"{len(washed)} face(s) read white at the sensor's ceiling in red (level "
                 f"{min(washed):.0f}), and no face read red shows that this light leaves a red its colour: a red "
@@ -524,14 +562,16 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
 
 
 def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReading]],
-                      face_r: Callable[[Candidate], float]) -> list[float]:
+                      face_r: Callable[[Candidate], float], light: LightReference | None = None) -> list[float]:
     """The red levels of faces read white that a washed-out red could be.
 
     A face read white whose core is at the ceiling in the camera's red
     channel (:data:`WHITE_CEILING_RED_LEVEL`) has an a* that is only a lower
     bound.  It is decisive only when some face read red has a green at most
     1 / :data:`RED_LIGHT_MIN_RATIO` of its green, in linear light: a red of
-    that pigment would need that much more light to look like it.
+    that pigment would need that much more light to look like it.  With a
+    studio's ``light``, the calibrated red's green at this frame's exposure
+    (:func:`reference_red_green`) counts as one more such red.
 
     Parameters
     ----------
@@ -541,6 +581,8 @@ def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReadi
         The flat faces and their readings.
     face_r : callable
         The radius (canonical pixels, > 0) each face is read at.
+    light : LightReference or None
+        The studio's light at calibration.
 
     Returns
     -------
@@ -551,15 +593,49 @@ def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReadi
     clipped = [bgr for bgr in whites if bgr[2] >= WHITE_CEILING_RED_LEVEL]
     if not clipped:
         return []
-    red_greens = [core_levels(view, c.x, c.y, face_r(c))[1] for c, f in read if f.face == "red"]
-    # the darkest green of a red shows the light best (taken as 1 level at least)
-    red_green = min((max(g, 1.0) for g in red_greens if not math.isnan(g)), default=math.nan)
-
-    def linear(level: float) -> float:
-        return (level / 255.0) ** LEVEL_GAMMA
-
+    # green of each red, linear light (1 level at least); the darkest shows the light best
+    greens = [_linear(max(core_levels(view, c.x, c.y, face_r(c))[1], 1.0)) for c, f in read if f.face == "red"]
+    if light is not None:
+        greens.append(reference_red_green(view, light))
+    red_green = min((g for g in greens if not math.isnan(g)), default=math.nan)
     return [float(bgr[2]) for bgr in clipped
-            if math.isnan(red_green) or linear(bgr[1]) < RED_LIGHT_MIN_RATIO * linear(red_green)]
+            if math.isnan(red_green) or _linear(bgr[1]) < RED_LIGHT_MIN_RATIO * red_green]
+
+
+def _linear(level: float) -> float:
+    """An 8-bit level (0-255) as linear light (1 at 255), display gamma :data:`LEVEL_GAMMA`."""
+    return (level / 255.0) ** LEVEL_GAMMA
+
+
+def _luminance(l_star: float) -> float:
+    """CIE L* (0-100) as relative luminance Y (1 at L* 100)."""
+    f = (l_star + 16.0) / 116.0
+    return f ** 3 if f > 6.0 / 29.0 else 3.0 * (6.0 / 29.0) ** 2 * (f - 4.0 / 29.0)
+
+
+def reference_red_green(view: CanonicalView, light: LightReference) -> float:
+    """The calibrated red's green at this frame's exposure, linear light (1 at the ceiling).
+
+    The plate's well (its ring model, within :data:`LIGHT_REFERENCE_WELL_FRAC`
+    of its radius) measures the exposure against ``light.plate_l``; the
+    red's green then is scaled by the change of the well's luminance.
+
+    Returns
+    -------
+    float
+        NaN when the well does not measure the light, now or then (its mean
+        L* outside :data:`LIGHT_REFERENCE_PLATE_L_RANGE`), or when the red's
+        green would reach the ceiling.
+    """
+    lo, hi = LIGHT_REFERENCE_PLATE_L_RANGE
+    well = view.radius_px < LIGHT_REFERENCE_WELL_FRAC * view.plate_radius_px
+    if not well.any():
+        return math.nan
+    plate_l = float(view.background[..., 0][well].mean())
+    if not (lo <= plate_l <= hi and lo <= light.plate_l <= hi):
+        return math.nan
+    green = _linear(light.red_green_level) * _luminance(plate_l) / _luminance(light.plate_l)
+    return green if green < 1.0 else math.nan
 
 
 def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
@@ -712,8 +788,8 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     # the bowl's cues read the view's colours and radii only, which taking out
     # the shading leaves as they are (the same arrays): the same evidence
     same = flat.lab is view.lab and flat.radius_px is view.radius_px and flat.plate_radius_px == view.plate_radius_px
-    return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None), flat, search,
-                    plate, t0)
+    return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None, settings.light),
+                    flat, search, plate, t0)
 
 
 def _edge_centres(residual: np.ndarray, flat: list[Candidate], tokenish: list[Candidate],
