@@ -65,8 +65,44 @@ def test_label_line_and_long_or_non_ascii_reasons():
     a = draw_reading(frame, reading)
     b = draw_reading(frame, reading, {"kind": "outcome", "verdict": "outcome", "red": 2})
     assert not np.array_equal(a, b)  # the expected line is drawn
-    assert "WRONG" in annotate.expected_line(reading, {"kind": "outcome", "verdict": "outcome", "red": 2})[0]
-    assert annotate.expected_line(reading, {"kind": "touching", "verdict": "outcome", "red": 3})[1] is True
+    text, bucket = annotate.expected_line(reading, {"kind": "outcome", "verdict": "outcome", "red": 2})
+    assert bucket == "wrong_outcome" and text.endswith("WRONG OUTCOME")
+    assert annotate.expected_line(reading, {"kind": "touching", "verdict": "outcome", "red": 3})[1] == "right"
+
+
+@pytest.mark.parametrize("verdict, label, bucket, word", [
+    ("uncertain", {"verdict": "outcome", "red": 0, "kind": "tilted"}, "abstained", "ABSTAINED"),
+    ("rearrange", {"verdict": "reshake", "kind": "upright"}, "other_wrong", "OTHER VERDICT"),
+    ("error", {"verdict": "outcome", "red": 1}, "errors", "ERROR"),
+    ("reshake", {"verdict": "reshake", "kind": "upright"}, "right", "OK"),
+])
+def test_the_expected_line_names_the_replay_bucket(verdict, label, bucket, word, monkeypatch):
+    """An abstention is not called wrong: the line names the bucket the replay
+    table counts the frame in, and is amber, not red, for all but a wrong
+    outcome."""
+    reading = dict(OUTCOME, verdict=verdict, red=None, white=None)
+    text, got = annotate.expected_line(reading, label)
+    assert (got, text.rsplit("  ", 1)[1]) == (bucket, word)
+    frame = _frame(4)
+    before = draw_reading(frame, reading, label)
+    monkeypatch.setattr(annotate, "ABSTAIN_COLOUR_BGR", (255, 0, 255))
+    after = draw_reading(frame, reading, label)
+    # only an amber line is drawn in the abstain colour
+    assert (not np.array_equal(before, after)) == (bucket != "right")
+
+
+@pytest.mark.parametrize("bucket, colour", [
+    ("right", annotate.MATCH_COLOUR_BGR), ("wrong_outcome", annotate.MISMATCH_COLOUR_BGR),
+    ("abstained", annotate.ABSTAIN_COLOUR_BGR), ("other_wrong", annotate.ABSTAIN_COLOUR_BGR),
+    ("errors", annotate.ABSTAIN_COLOUR_BGR),
+])
+def test_expected_colour_known_values(bucket, colour):
+    assert annotate.expected_colour(bucket) == colour
+
+
+def test_expected_colour_bad_bucket():
+    with pytest.raises(ValueError, match="bucket"):
+        annotate.expected_colour("wrong")
 
 
 @pytest.mark.parametrize("size", [(48, 64), (2160, 3840)])

@@ -11,6 +11,8 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from .replay_accuracy import classify
+
 # -- drawing settings --------------------------------------------------------
 #: Plate ellipse colour, BGR.
 PLATE_COLOUR_BGR = (255, 220, 0)
@@ -45,6 +47,12 @@ VERDICT_COLOURS_BGR = {
 MISMATCH_COLOUR_BGR = (60, 60, 255)
 #: Colour of the "expected" line when the verdict agrees with the label, BGR.
 MATCH_COLOUR_BGR = (200, 200, 200)
+#: Colour of the "expected" line for an abstention, another verdict or an
+#: error (no money moved on it): amber, BGR.  Red is kept for wrong outcomes.
+ABSTAIN_COLOUR_BGR = (40, 200, 250)
+#: The word after the "expected" line per bucket of :func:`vision.replay_accuracy.classify`.
+BUCKET_WORDS = {"right": "OK", "wrong_outcome": "WRONG OUTCOME", "abstained": "ABSTAINED",
+                "other_wrong": "OTHER VERDICT", "errors": "ERROR"}
 #: Height of one text line (cap height of the font), px per 1000 px of the shorter side.
 TEXT_HEIGHT_PX_PER_1000 = 26.0
 #: Smallest text height, px (keeps thumbnails of tiny frames legible).
@@ -108,15 +116,29 @@ def verdict_line(reading: dict) -> str:
     return text
 
 
-def expected_line(reading: dict, label: dict) -> tuple[str, bool]:
-    """Text describing the label, and whether the reading agrees with it."""
+def expected_line(reading: dict, label: dict) -> tuple[str, str]:
+    """Text describing the label and how the reading fares against it, and that bucket.
+
+    The bucket is :func:`vision.replay_accuracy.classify`'s (``right``,
+    ``wrong_outcome``, ``abstained``, ``other_wrong``, ``errors``), the
+    one the replay table counts the frame in; the text ends with its word
+    (:data:`BUCKET_WORDS`), so an abstention is not called wrong.
+    """
     verdict = label.get("verdict")
     want = f"expected {verdict}" + (f" {label.get('red')} red" if verdict == "outcome" else "")
     kind = label.get("kind")
     if kind and kind != verdict:
         want += f"  [{kind}]"
-    ok = reading.get("verdict") == verdict and (verdict != "outcome" or reading.get("red") == label.get("red"))
-    return want + ("  OK" if ok else "  WRONG"), ok
+    bucket = classify(reading, label) or "right"
+    return f"{want}  {BUCKET_WORDS[bucket]}", bucket
+
+
+def expected_colour(bucket: str) -> tuple[int, int, int]:
+    """BGR colour of the "expected" line for a bucket of :func:`expected_line`:
+    red for a wrong outcome only, grey when right, amber otherwise."""
+    if bucket not in BUCKET_WORDS:
+        raise ValueError(f"bucket: expected one of {sorted(BUCKET_WORDS)}, got {bucket!r}")
+    return {"right": MATCH_COLOUR_BGR, "wrong_outcome": MISMATCH_COLOUR_BGR}.get(bucket, ABSTAIN_COLOUR_BGR)
 
 
 def draw_reading(frame: np.ndarray, reading: dict, label: dict | None = None) -> np.ndarray:
@@ -132,7 +154,8 @@ def draw_reading(frame: np.ndarray, reading: dict, label: dict | None = None) ->
         ``plate`` (``cx, cy, a, b, angle_deg`` or None).
     label : dict or None
         Optional expected ``verdict`` / ``red`` / ``kind``, drawn as a third
-        line marked OK or WRONG.
+        line marked with the replay bucket's word (OK, WRONG OUTCOME in red,
+        ABSTAINED, OTHER VERDICT or ERROR in amber).
 
     Returns
     -------
@@ -179,8 +202,8 @@ def draw_reading(frame: np.ndarray, reading: dict, label: dict | None = None) ->
     for part in _wrap(_ascii(str(reading.get("reason") or "")), width, scale * 0.8, text_thick, 2):
         lines.append((part, (235, 235, 235)))
     if label is not None and label.get("verdict") is not None:
-        text, ok = expected_line(reading, label)
-        lines.append((_fit(_ascii(text), width, scale, text_thick), MATCH_COLOUR_BGR if ok else MISMATCH_COLOUR_BGR))
+        text, bucket = expected_line(reading, label)
+        lines.append((_fit(_ascii(text), width, scale, text_thick), expected_colour(bucket)))
 
     line_h = int(round(text_h)) + gap
     banner_h = min(h, gap + line_h * len(lines))
