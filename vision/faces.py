@@ -127,6 +127,22 @@ def _core_window(view: CanonicalView, x: float, y: float, radius_px: float
     return x0, x1, y0, y1, r_in
 
 
+def _core_disc(view: CanonicalView, x: float, y: float, radius_px: float
+               ) -> tuple[tuple[slice, slice], np.ndarray] | None:
+    """The canvas box around a face's core (:func:`_core_window`) as (rows,
+    cols) slices, and the bool mask (box shape) of the core's disc in it;
+    None when the box leaves the canvas.  ``image[box][mask]`` is the core's
+    pixels of any canvas image.
+
+    Raises ValueError when ``radius_px`` is not positive."""
+    window = _core_window(view, x, y, radius_px)
+    if window is None:
+        return None
+    x0, x1, y0, y1, r_in = window
+    rr, cc = np.ogrid[y0:y1, x0:x1]
+    return (slice(y0, y1), slice(x0, x1)), (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
+
+
 def face_split(view: CanonicalView, x: float, y: float, radius_px: float) -> float:
     """How far apart the colours of the two halves of a face's core are.
 
@@ -194,13 +210,11 @@ def core_levels(view: CanonicalView, x: float, y: float, radius_px: float) -> np
     ValueError
         ``radius_px`` is not positive.
     """
-    window = _core_window(view, x, y, radius_px)
-    if window is None:
+    disc = _core_disc(view, x, y, radius_px)
+    if disc is None:
         return np.full(3, np.nan)
-    x0, x1, y0, y1, r_in = window
-    rr, cc = np.ogrid[y0:y1, x0:x1]
-    sel = (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
-    core = view.bgr[y0:y1, x0:x1][sel]
+    box, sel = disc
+    core = view.bgr[box][sel]
     if core.shape[0] < 3:
         return np.full(3, np.nan)
     return np.median(core, axis=0).astype(np.float64)
@@ -308,14 +322,12 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     -------
     FaceReading
     """
-    window = _core_window(view, x, y, radius_px)
-    if window is None:
+    disc = _core_disc(view, x, y, radius_px)
+    if disc is None:
         return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
-    x0, x1, y0, y1, r_in = window
-    rr, cc = np.ogrid[y0:y1, x0:x1]
-    sel = (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
-    face = view.lab[y0:y1, x0:x1][sel]
-    plate = view.background[y0:y1, x0:x1][sel]
+    box, sel = disc
+    face = view.lab[box][sel]
+    plate = view.background[box][sel]
     if face.shape[0] < 3:
         return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
     plate_ref = np.median(plate, axis=0)
