@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
+from vision.colour import lab_to_bgr
 from vision.errors import ProfileError
 from vision.faces import FaceRule
 from vision.reader import LightReference, ReaderSettings
@@ -157,10 +157,7 @@ class Profile:
         green is 0 (nothing to scale).
         """
         plate_l = float(self.plate_colour.lab_mean[0])
-        lab = np.asarray(self.red.lab_mean, np.float64)
-        codes = np.clip(np.round([lab[0] * 255.0 / 100.0, lab[1] + 128.0, lab[2] + 128.0]), 0, 255)
-        bgr = cv2.cvtColor(codes.astype(np.uint8).reshape(1, 1, 3), cv2.COLOR_Lab2BGR)[0, 0]
-        green = float(bgr[1])
+        green = float(lab_to_bgr(np.asarray(self.red.lab_mean, np.float64).reshape(1, 1, 3))[0, 0, 1])
         if not 0.0 < plate_l < 100.0 or green <= 0.0:
             return None
         return LightReference(plate_l=plate_l, red_green_level=green)

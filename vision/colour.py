@@ -33,6 +33,32 @@ def lab_from_codes(lab8: np.ndarray) -> np.ndarray:
     return cv2.LUT(lab8, _LAB_TABLE)
 
 
+def lab_to_bgr(lab: np.ndarray) -> np.ndarray:
+    """CIE Lab (H, W, 3) in Lab units -> BGR uint8 (H, W, 3): the inverse of :func:`bgr_to_lab`.
+
+    Lab values are turned into OpenCV's 8-bit Lab codes by the same scale and
+    offset :func:`lab_from_codes` applies (rounded, clipped to 0-255), then
+    converted by OpenCV, so a colour the reader measured comes back as the
+    camera's levels within the 8-bit conversion's rounding.
+
+    Parameters
+    ----------
+    lab : ndarray, float, (H, W, 3)
+        L* (0-100), a*, b* (about -128..127).
+
+    Returns
+    -------
+    ndarray, uint8, (H, W, 3), BGR
+    """
+    lab = np.asarray(lab)
+    if lab.ndim != 3 or lab.shape[2] != 3 or not np.issubdtype(lab.dtype, np.floating):
+        raise ValueError(f"lab: expected float (H, W, 3), got {lab.dtype} {lab.shape}")
+    codes = np.clip(np.round((lab.astype(np.float64) - _LAB_OFFSET) / _LAB_SCALE), 0, 255).astype(np.uint8)
+    if codes.size == 0:
+        return codes
+    return cv2.cvtColor(codes, cv2.COLOR_Lab2BGR)
+
+
 def radial_median_profile(lab: np.ndarray, radius_px: np.ndarray, mask: np.ndarray, bin_px: float,
                           n_bins: int) -> np.ndarray:
     """Median of each Lab channel over rings of equal distance from the centre.
