@@ -91,6 +91,11 @@ def test_the_expected_line_names_the_replay_bucket(verdict, label, bucket, word,
     assert (not np.array_equal(before, after)) == (bucket != "right")
 
 
+def test_expected_line_needs_a_verdict():
+    with pytest.raises(ValueError, match="label"):
+        annotate.expected_line(dict(OUTCOME), {"kind": "outcome"})
+
+
 @pytest.mark.parametrize("bucket, colour", [
     ("right", annotate.MATCH_COLOUR_BGR), ("wrong_outcome", annotate.MISMATCH_COLOUR_BGR),
     ("abstained", annotate.ABSTAIN_COLOUR_BGR), ("other_wrong", annotate.ABSTAIN_COLOUR_BGR),

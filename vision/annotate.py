@@ -123,13 +123,17 @@ def expected_line(reading: dict, label: dict) -> tuple[str, str]:
     ``wrong_outcome``, ``abstained``, ``other_wrong``, ``errors``), the
     one the replay table counts the frame in; the text ends with its word
     (:data:`BUCKET_WORDS`), so an abstention is not called wrong.
+
+    Raises ValueError when ``label`` has no verdict (nothing to compare).
     """
     verdict = label.get("verdict")
+    if verdict is None:
+        raise ValueError(f"label: expected a verdict, got {label!r}")
     want = f"expected {verdict}" + (f" {label.get('red')} red" if verdict == "outcome" else "")
     kind = label.get("kind")
     if kind and kind != verdict:
         want += f"  [{kind}]"
-    bucket = classify(reading, label) or "right"
+    bucket = classify(reading, label)
     return f"{want}  {BUCKET_WORDS[bucket]}", bucket
 
 
