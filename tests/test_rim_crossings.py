@@ -28,6 +28,10 @@ from vision.reader import read_frame
 from vision.rim import RimCrossing, rim_crossings
 from vision.synth import render_scene
 
+#: The overlaps these scenes were found with: the upper token raised flat (the
+#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
+RAISED = {"overlap_style": "raised"}
+
 #: (seed, frame size): thin sticks covering a token, each once read as an outcome.
 STICK_SCENES = ((19135, (1280, 720)), (20362, (1280, 720)), (21107, (640, 480)), (22234, (1920, 1080)))
 #: An outcome scene read as an outcome, plate well inside the frame.
@@ -48,7 +52,7 @@ def _view(image):
 
 @pytest.mark.parametrize("seed,size", STICK_SCENES)
 def test_thin_stick_over_a_token_is_not_read(seed, size, monkeypatch, size_by_scan_alone):
-    scene = render_scene(seed, size=size)
+    scene = render_scene(seed, size=size, conditions=RAISED)
     assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason

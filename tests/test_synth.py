@@ -2,13 +2,14 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 
 import cv2
 import numpy as np
 import pytest
 
-from vision.synth import KIND_VERDICTS, KINDS, Scene, render_scene
+from vision.synth import KIND_VERDICTS, KINDS, LEAN_OFFSET_RADII, OVERLAP_STYLES, Scene, render_scene
 
 SMALL = (640, 480)
 #: How much redder (CIE a*, OpenCV 8-bit scale minus 128) a red face is than the plate (or neutral).
@@ -170,6 +171,43 @@ def test_only_overlap_scenes_have_intersecting_faces(seed):
             assert [t["state"] for t in toks].count("overlapped") == 1
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_a_leaning_token_rests_on_the_face_under_it(seed):
+    """``overlap_style`` leaning: the upper token's far edge on the well, its
+    near edge on the face under it, which it hides in part.  The style is drawn
+    after every other condition, so both styles of one seed share the rest."""
+    lean = render_scene(2100 + seed, "overlap", size=SMALL, conditions={"overlap_style": "leaning"})
+    raised = render_scene(2100 + seed, "overlap", size=SMALL, conditions={"overlap_style": "raised"})
+    cl, cr = lean.label["conditions"], raised.label["conditions"]
+    assert cl.pop("overlap_style") == "leaning" and cr.pop("overlap_style") == "raised"
+    assert {k: v for k, v in cl.items() if not k.startswith("lean_")} == cr
+    assert LEAN_OFFSET_RADII[0] <= cl["lean_offset_radii"] <= LEAN_OFFSET_RADII[1]
+    # tilted by asin(thickness / diameter): thickness_frac is thickness / radius
+    assert cl["lean_tilt_deg"] == pytest.approx(math.degrees(math.asin(cl["token_thickness_frac"] / 2)), abs=1e-3)
+    assert "lean_offset_radii" not in cr
+    assert lean.label["verdict"] == raised.label["verdict"] == "rearrange"
+    under = [t for t in lean.label["tokens"] if t["state"] == "under"]
+    assert len(under) == 1 and 0.0 < under[0]["hidden_share"] < 1.0
+    assert not np.array_equal(lean.image, raised.image)
+
+
+def test_overlap_styles_are_both_drawn_and_hide_less_the_further_the_lean():
+    """Both styles come from the seeds; a lean resting further out on the
+    face under it hides less of it (offsets 1.0-1.75 radii)."""
+    styles = {render_scene(s, "overlap", size=(160, 120)).label["conditions"]["overlap_style"] for s in range(8)}
+    assert styles == set(OVERLAP_STYLES)
+    rows = []
+    for s in range(10):
+        sc = render_scene(2200 + s, "overlap", size=SMALL, conditions={"overlap_style": "leaning", "tilt_deg": 0.0})
+        under = next(t for t in sc.label["tokens"] if t["state"] == "under")
+        rows.append((sc.label["conditions"]["lean_offset_radii"], under["hidden_share"]))
+    rows.sort()
+    offsets, hidden = np.array(rows).T
+    # seen from straight above: rank correlation strongly negative
+    rank = np.corrcoef(np.argsort(np.argsort(offsets)), np.argsort(np.argsort(hidden)))[0, 1]
+    assert rank < -0.8, rows
+
+
 @pytest.mark.parametrize("seed", range(5))
 def test_upright_token_footprint_is_thin(seed):
     s = render_scene(3000 + seed, "upright", size=SMALL)
@@ -267,6 +305,7 @@ def test_stick_labels_both_ways():
         ({"seed": 1, "conditions": {"warp_factor": 9}}, ValueError, "conditions"),
         ({"seed": 1, "conditions": {"glaze": "tin"}}, ValueError, "glaze"),
         ({"seed": 1, "conditions": {"jpeg_quality": 0}}, ValueError, "jpeg_quality"),
+        ({"seed": 1, "conditions": {"overlap_style": "stacked"}}, ValueError, "overlap_style"),
         ({"seed": 1, "conditions": [1]}, TypeError, "conditions"),
     ],
 )

@@ -22,6 +22,10 @@ from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.blobshape import is_overlap_pair, split_pair
 
+#: The overlaps these scenes were found with: the upper token raised flat (the
+#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
+RAISED = {"overlap_style": "raised"}
+
 S = 200
 R = 15.0
 
@@ -87,7 +91,7 @@ def test_one_face_three_faces_and_nothing_are_not(region):
     (130867, (640, 480), "_bitten_by_neighbour"),
 ])
 def test_scene_is_not_read(seed, size, rule, monkeypatch):
-    scene = render_scene(seed, size=size)
+    scene = render_scene(seed, size=size, conditions=RAISED)
     assert scene.label["kind"] == "overlap"
     got = read_frame(scene.image)
     assert got.verdict == "rearrange", got.reason

@@ -35,6 +35,10 @@ from vision.reader import OUTCOME_MIN_AXIS_RATIO, read_frame
 from vision.synth import render_scene
 from vision.tokens import Candidate, _whole_face_shape
 
+#: The overlaps these scenes were found with: the upper token raised flat (the
+#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
+RAISED = {"overlap_style": "raised"}
+
 R = 15.0
 FACE_AREA = math.pi * R ** 2
 S = 320
@@ -206,7 +210,7 @@ LOPSIDED_SEEDS = (1046, 1393, 1531, 1794)
 
 @pytest.mark.parametrize("seed", LOPSIDED_SEEDS)
 def test_lopsided_pale_faces_are_read(seed, monkeypatch):
-    scene = render_scene(seed)
+    scene = render_scene(seed, conditions=RAISED)
     assert scene.label["kind"] == "outcome"
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
@@ -224,7 +228,7 @@ def test_pale_faces_whose_blob_is_part_of_them_are_read(seed, monkeypatch):
     """Real pixels (fresh scenes, 1280x720): a white face on a cream or
     lacquer plate lit from one side, its blob only the lit part (0.36-0.57
     face areas), was a face partly hidden (``rearrange``)."""
-    scene = render_scene(seed, size=(1280, 720))
+    scene = render_scene(seed, size=(1280, 720), conditions=RAISED)
     assert scene.label["kind"] == "outcome"
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
@@ -238,7 +242,7 @@ def test_a_red_face_under_a_pale_one_stays_partial():
     part passed for a whole face, and the frame read 3 tokens (``reshake``)
     instead of ``rearrange``.  Parts of faces are judged whole only at a size
     measured on clear discs."""
-    scene = render_scene(60079, "overlap", size=(1280, 720))
+    scene = render_scene(60079, "overlap", size=(1280, 720), conditions=RAISED)
     got = read_frame(scene.image)
     assert got.verdict == "rearrange", got.reason
     assert got.details["radius_source"] != "discs"

@@ -49,6 +49,17 @@ BOWLS = {"grey": ((150, 150, 152), 0.2, 30.0), "metallic": ((120, 122, 128), 0.9
 SKINS = ((224, 172, 140), (198, 140, 104), (150, 100, 70), (96, 62, 44))
 ROD_COLOURS = ((96, 60, 30), (60, 36, 18), (26, 22, 20), (140, 96, 56))
 BLURS = ("none", "defocus", "motion")
+#: How the upper token of an ``overlap`` scene lies: ``raised`` (flat, a
+#: token's thickness up, as if on a pile) or ``leaning`` (its far edge on the
+#: well, its near edge on the face under it: tilted by asin(thickness / diameter)).
+OVERLAP_STYLES = ("raised", "leaning")
+#: A leaning token's centre lies this many token radii from the centre of the
+#: face it rests on (in the plate's plane): its near edge rests from that
+#: face's centre (1.0) to a quarter radius inside its edge (1.75).  Resting
+#: less far on it, the hidden sliver is within the camera's parallax of two
+#: faces touching (a leaning face is raised up to twice a token's thickness),
+#: and the rearrange the rule sheet asks for turns no face.
+LEAN_OFFSET_RADII = (1.0, 1.75)
 
 #: Condition names a caller may set through ``conditions=`` (others are refused).
 CONDITION_KEYS = (
@@ -56,7 +67,7 @@ CONDITION_KEYS = (
     "exposure_stops", "noise_sigma", "blur", "blur_sigma_px", "motion_length_px", "motion_angle_deg",
     "jpeg_quality", "glaze", "cloth", "cloth_texture", "token_radius_frac", "token_thickness_frac",
     "red_style", "white_style", "token_body", "bowl", "light_x_R", "light_y_R", "light_height_R", "ambient",
-    "vignette", "shadow_strength",
+    "vignette", "shadow_strength", "overlap_style",
 )
 
 
@@ -149,6 +160,11 @@ def draw_conditions(rng: np.random.Generator, size: tuple[int, int], overrides: 
     c["vignette"] = float(rng.uniform(0.0, 0.6))
     c["shadow_strength"] = float(rng.uniform(0.35, 0.6))
     c["_jitter"] = rng.uniform(0.88, 1.08, size=12).round(4).tolist()
+    # drawn last, so that every condition above is what it was before styles
+    # existed; not drawn when the caller sets it, so that a caller drawing on
+    # from ``rng`` afterwards (the clip synthesizer) draws what it did before
+    if not (overrides and "overlap_style" in overrides):
+        c["overlap_style"] = str(rng.choice(OVERLAP_STYLES))
     if overrides:
         for k, v in overrides.items():
             if k not in CONDITION_KEYS:
@@ -158,6 +174,9 @@ def draw_conditions(rng: np.random.Generator, size: tuple[int, int], overrides: 
                          ("bowl", BOWLS)):
             if c[k] not in table:
                 raise ValueError(f"conditions[{k!r}]: expected one of {tuple(table)}, got {c[k]!r}")
+        if c["overlap_style"] not in OVERLAP_STYLES:
+            raise ValueError(f"conditions['overlap_style']: expected one of {OVERLAP_STYLES}, got "
+                             f"{c['overlap_style']!r}")
         if c["blur"] not in BLURS:
             raise ValueError(f"conditions['blur']: expected one of {BLURS}, got {c['blur']!r}")
         q = c["jpeg_quality"]
@@ -259,6 +278,28 @@ def build_layout(rng, kind: str, c: dict, plate: sp.PlateModel, cam: Camera, col
             raise RuntimeError("touching pair off the well")
         rest = _sample_spots(rng, 2, r, [a, b], limit_R=limit, min_dist=sep)
         specs = [flat(p, f) for p, f in zip([a, b] + rest, faces)]
+    elif kind == "overlap" and c["overlap_style"] == "leaning":
+        a = _sample_spots(rng, 1, r, [], limit_R=limit - 2.0 * r, min_dist=sep)[0]
+        ang = rng.uniform(0, 2 * math.pi)
+        off = float(rng.uniform(*LEAN_OFFSET_RADII))
+        u = np.array([math.cos(ang), math.sin(ang)])
+        centre_xy = a + off * r * u
+        tilt = math.degrees(math.asin(h / (2 * r)))  # far edge on the well, near edge h up, on the face under
+        radial = np.array([u[0], u[1], 0.0])
+        tangent = np.cross([0, 0, 1.0], radial)
+        rot = rot_axis(tangent, tilt)
+        if (rot @ radial)[2] > 0:  # the far (+radial) edge must be the low one
+            rot = rot_axis(tangent, -tilt)
+        e1, nn = rot @ radial, rot @ np.array([0, 0, 1.0])
+        far = np.array([*(centre_xy + u * r * math.cos(math.radians(tilt))), z0])
+        if np.linalg.norm(far[:2]) > plate.well_R:
+            raise RuntimeError("leaning token off the well")
+        top, bot = (red, white) if faces[1] else (white, red)
+        lean = TokenSpec(sp.Disc(far - r * e1, e1, tangent, nn, r, h, top, bot, side, gloss[0], gloss[1]),
+                         "overlapped", z0, level=1)
+        rest = _sample_spots(rng, 2, r, [a, centre_xy], limit_R=limit, min_dist=sep + 0.5 * r)
+        specs = [flat(a, faces[0], state="under"), lean] + [flat(p, f) for p, f in zip(rest, faces[2:])]
+        c["lean_offset_radii"], c["lean_tilt_deg"] = round(off, 4), round(tilt, 3)
     elif kind == "overlap":
         a = _sample_spots(rng, 1, r, [], limit_R=limit - 1.5 * r, min_dist=sep)[0]
         ang = rng.uniform(0, 2 * math.pi)
@@ -577,11 +618,14 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
                 fm = cv.poly_mask([info["face_poly"]], roi)
                 x0, y0, x1, y1 = roi
                 x, y = _visible_centre(fm, covers[i][y0:y1, x0:x1], roi)
+                hidden = float((fm * covers[i][y0:y1, x0:x1]).sum() / max(float(fm.sum()), 1e-9))
                 if kind == "stick":
                     state = "occluded"
             label_ell = info["footprint"] if state == "upright" else ell
             tokens.append({"x": round(x, 2), "y": round(y, 2), "radius": round(ell["a"], 2),
                            "face": _face_name(s, info["face"], colours), "state": state, "ellipse": label_ell})
+            if covers[i].any():
+                tokens[-1]["hidden_share"] = round(hidden, 4)
     verdict = KIND_VERDICTS[kind]
     if kind == "stick" and stick_label["covers_token"]:
         verdict = "uncertain"

@@ -165,7 +165,8 @@ def render_clip(seed: int, variant: str = "normal", *, fps: float = 25, size: tu
     if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0):
         raise ValueError(f"seconds: expected a positive number or None, got {seconds!r}")
     rng = np.random.default_rng([seed, 20])
-    c = sy.draw_conditions(rng, size, {"jpeg_quality": None, "blur": "none"})
+    # a rearranged overlap slides its upper token flat: always the raised style
+    c = sy.draw_conditions(rng, size, {"jpeg_quality": None, "blur": "none", "overlap_style": "raised"})
     c["tilt_deg"] = min(c["tilt_deg"], 30.0)
     c["plate_frac"] = min(c["plate_frac"], 0.6)  # room around the plate for the bowl and the shake
     cam = sy.build_camera(c, size)
