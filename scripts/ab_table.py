@@ -3,10 +3,11 @@
 
     python scripts/ab_table.py --set vision.plate.WORK_LAST_SHRINK_MIN=1.5 [--set MODULE.NAME=VALUE ...]
                                [--seeds 6000:6500] [--size 1280x720] [--kind outcome] [--workers 2]
-                               [--json OUT.json]
+                               [--condition KEY=VALUE ...] [--json OUT.json]
 
 Every scene (``vision.synth.render_scene(seed, kind, size=size)``, labelled
-by how it was made) is read twice in the same worker: once as the code
+by how it was made; ``--condition`` sets, draws or picks conditions as in
+``scripts/synth_table.py``) is read twice in the same worker: once as the code
 stands (A) and once with every ``--set`` applied (B).  The settings are put
 back after each B reading, also when it raises, so no setting leaks into the
 next frame's A reading.  ``VALUE`` is a Python literal (``1.5``, ``(0.4,
@@ -36,6 +37,9 @@ from pathlib import Path
 from typing import Any, Iterator
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from synth_table import draw_conditions, parse_condition  # noqa: E402
 
 Setting = tuple[str, str, Any]
 
@@ -96,14 +100,16 @@ def applied(settings: list[Setting]) -> Iterator[None]:
             setattr(module, name, old)
 
 
-def read_pair(seed: int, size: tuple[int, int], kind: str | None, settings: list[Setting]) -> dict:
+def read_pair(seed: int, size: tuple[int, int], kind: str | None, settings: list[Setting],
+              conditions: list[tuple[str, object]] = ()) -> dict:
     """One scene read as the code stands (``a``) and with ``settings`` (``b``):
-    each side's bucket (``classify``), verdict, red count and reason."""
+    each side's bucket (``classify``), verdict, red count and reason.
+    ``conditions``: parsed ``--condition`` specs (:func:`synth_table.parse_condition`)."""
     from vision.reader import read_frame
     from vision.replay_accuracy import classify
     from vision.synth import render_scene
 
-    scene = render_scene(seed, kind, size=size)
+    scene = render_scene(seed, kind, size=size, conditions=draw_conditions(seed, list(conditions)))
     row: dict = {"seed": seed, "kind": scene.label["kind"], "glaze": scene.label["conditions"].get("glaze")}
     for side in ("a", "b"):
         with applied(settings) if side == "b" else contextlib.nullcontext():
@@ -113,7 +119,7 @@ def read_pair(seed: int, size: tuple[int, int], kind: str | None, settings: list
     return row
 
 
-def _worker(args: tuple[int, tuple[int, int], str | None, list[Setting]]) -> dict:
+def _worker(args: tuple[int, tuple[int, int], str | None, list[Setting], list]) -> dict:
     import cv2
 
     cv2.setNumThreads(1)
@@ -154,6 +160,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--size", default="1280x720", help="WxH")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--kind", default=None, help="force every scene to this kind (vision.synth.KINDS)")
+    ap.add_argument("--condition", dest="conditions", action="append", default=[], metavar="KEY=VALUE",
+                    help="set a condition (KEY=VALUE), draw it (KEY=LO:HI) or pick it (KEY=A,B,...); repeatable")
     ap.add_argument("--json", type=Path, default=None, help="write every row here")
     args = ap.parse_args(argv)
     try:
@@ -170,13 +178,14 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--kind: expected one of {', '.join(KINDS)}, got {args.kind!r}")
     try:
         settings = [parse_setting(s) for s in args.settings]
+        conditions = [parse_condition(c) for c in args.conditions]
     except ValueError as exc:
         ap.error(str(exc))
     for s in settings:
         for other in copies_elsewhere(s):
             print(f"note: {other}.{s[1]} has the same value as {s[0]}.{s[1]} and is not set (if it is a copy, "
                   f"--set it too)", file=sys.stderr)
-    jobs = [(seed, (w, h), args.kind, settings) for seed in range(lo, hi)]
+    jobs = [(seed, (w, h), args.kind, settings, conditions) for seed in range(lo, hi)]
     if args.workers == 1:
         rows = [_worker(j) for j in jobs]
     else:

@@ -82,6 +82,15 @@ def test_read_pair_on_a_real_scene():
     assert ab_table.summary([]) == {}
 
 
+def test_read_pair_renders_the_conditions_given():
+    """``--condition`` specs reach the scene: a glaze set, as the label records it."""
+    row = ab_table.read_pair(303001, (640, 480), "outcome", [("vision.plate", "WORK_LAST_SHRINK_MIN", 2.0)],
+                             [("glaze", "celadon")])
+    assert row["glaze"] == "celadon"
+    plain = ab_table.read_pair(303001, (640, 480), "outcome", [("vision.plate", "WORK_LAST_SHRINK_MIN", 2.0)])
+    assert plain["glaze"] != "celadon"
+
+
 def test_cli_end_to_end(tmp_path):
     out_json = tmp_path / "ab.json"
     cmd = [sys.executable, str(ROOT / "scripts" / "ab_table.py"), "--seeds", "303001:303003", "--size", "640x480",
