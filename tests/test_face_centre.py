@@ -4,15 +4,18 @@ The disc filter's peak on a faint face beside another lies off the face's
 centre, away from it; a white face partly under a red one was found 2.01
 token radii from it (1.77 true) and the overlap was read as an outcome
 (fresh forced overlap 342939 at 1280x720).  Two faces now overlap when
-either their peaks or their edges' centres are closer than 1.8 radii.
+either their peaks or their edges' centres are closer than 1.8 radii.  Blob
+faces are fitted too: the half of a split blob that lies under a leaning
+token has its centroid off its face's centre (fresh leaning overlap 613453).
 
 Checklist: smoke and known values on drawn residuals (a whole disc, a disc
-beside another, a disc partly under another), the empty case, the bad input
-table, the result type's own checks, and real pixels (that overlap scene;
-right outcomes of touching pairs still read).
+beside another, a disc partly under another, the two halves of one blob),
+the empty case, the bad input table, the result type's own checks, and real
+pixels (those overlap scenes; right outcomes of touching pairs still read).
 """
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import cv2
@@ -145,3 +148,54 @@ def test_touching_pairs_still_read(seed):
     reading = read_frame(scene.image)
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == scene.label["red"]
+
+
+def test_halves_of_one_blob_are_fitted_by_their_edges_too():
+    """Known values: two red faces 1.75 radii apart drawn as one region, as the
+    blob search sees a face partly under another.  The 2-means halves'
+    centroids lie off the faces' centres, away from each other (the part
+    under lies off its face's centre, away from the bite), past the overlap
+    bound (1.81 radii apart); the faces' edges put them back where they are
+    drawn.  A blob measured whole, as one face, keeps its own centre."""
+    from vision.blobshape import _two_means
+    from vision.reader import OVERLAP_MAX_CENTRE_DIST_RADII, _edge_centres
+    from vision.tokens import Candidate
+
+    res = blank()
+    centres = [(150.0, 160.0), (150.0 + 1.75 * R, 160.0)]
+    for c in centres:
+        draw_disc(res, *c, R, RED)
+    _, _, means = _two_means(np.linalg.norm(res, axis=2) > 0.5 * np.linalg.norm(RED))
+    halves = [Candidate(float(x), float(y), R, "disc", math.pi * R * R, 1.0, 0.95, 35.0, angle_deg=math.nan)
+              for x, y in sorted(means.tolist())]
+    apart = math.hypot(halves[0].x - halves[1].x, halves[0].y - halves[1].y) / R
+    assert apart > OVERLAP_MAX_CENTRE_DIST_RADII
+    edged = _edge_centres(res, halves, halves, R)
+    for (ex, ey), (tx, ty) in zip(edged, centres):
+        assert math.hypot(ex - tx, ey - ty) < 0.5
+    by_edges = math.hypot(edged[0][0] - edged[1][0], edged[0][1] - edged[1][1]) / R
+    assert by_edges == pytest.approx(1.75, abs=0.05) and by_edges < OVERLAP_MAX_CENTRE_DIST_RADII
+    # a face with no other candidate near, or a blob measured whole (its own
+    # angle), keeps its own centre
+    alone = halves[0]
+    assert _edge_centres(res, [alone], [alone], R) == [(alone.x, alone.y)]
+    whole = [dataclasses.replace(h, angle_deg=0.0) for h in halves]
+    assert _edge_centres(res, whole, whole, R) == [(h.x, h.y) for h in whole]
+
+
+def test_a_red_face_under_a_leaning_red_is_not_an_outcome(monkeypatch):
+    """Real pixels: fresh leaning overlap 613453 at 640x480, seen from straight
+    above: a red token leaning on a red one hides 8 % of it.  Their one blob
+    split into two halves whose centroids lie 1.86 radii apart (past the
+    split bound, 1.85) and it read as four tokens, a wrong outcome; fitted by
+    their edges the two faces are 1.78 radii apart, under the overlap bound."""
+    from vision import reader
+
+    scene = render_scene(613453, "overlap", size=(640, 480), conditions={"overlap_style": "leaning"})
+    assert scene.label["verdict"] == "rearrange"
+    under = next(t for t in scene.label["tokens"] if t["state"] == "under")
+    assert under["hidden_share"] > 0.05
+    reading = read_frame(scene.image)
+    assert reading.verdict == "rearrange", reading.reason
+    monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)  # no face fitted by its edge
+    assert read_frame(scene.image).verdict == "outcome"

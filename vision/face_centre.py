@@ -15,7 +15,9 @@ a circle is fitted to the points by least squares, then once more without
 the points far off it.  The reader holds two faces to overlap when either
 their peaks or their edges' centres are closer than the overlap bound
 (``vision.reader.OVERLAP_MAX_CENTRE_DIST_RADII``): the fit can only add an
-overlap, never take one away, and no other test reads it.
+overlap, never take one away, and no other test reads it.  The halves of a
+blob split in two are fitted the same way: the half under a leaning token
+has its centroid off its face's centre, away from the bite.
 
 Distances are canonical pixels; colours are the Lab residual of
 :class:`vision.canonical.CanonicalView` (Lab units).

@@ -94,8 +94,9 @@ UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.3
 #: beside another is found 1.8-2.0 apart too): 10 of 3,000 natural scenes
 #: at 640x480 (155000-157999), all touching.
 FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
-#: A face not found as a blob is fitted by its edge (:mod:`vision.face_centre`)
-#: when another candidate's centre lies within this many token radii.  The
+#: A face not found as a blob, or a half of a split blob, is fitted by its
+#: edge (:mod:`vision.face_centre`, :func:`_edge_centres`) when another
+#: candidate's centre lies within this many token radii.  The
 #: fit matters only for the overlap bound (1.8 radii); a faint face's peak
 #: lies at most about 0.5 radii off its centre (forced overlaps 1.53-1.77
 #: true radii apart were found 1.78-2.11 apart), so a pair 3 radii apart by
@@ -724,6 +725,7 @@ def covered_verdict(view: CanonicalView, search: TokenSearch,
             f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
 
 
+
 def read_frame(frame: np.ndarray, profile=None) -> Reading:
     """Read the four tokens of one frame.
 
@@ -796,17 +798,36 @@ def _edge_centres(residual: np.ndarray, flat: list[Candidate], tokenish: list[Ca
                   radius_px: float) -> list[tuple[float, float]]:
     """Each flat face's centre by its edge where that can bring it nearer another face.
 
-    A face not found as a blob, with another candidate within
+    A face not measured whole as one blob (found by the disc filter or by its
+    outline, or a half of a blob split in two), with another candidate within
     ``EDGE_FIT_NEIGHBOUR_RADII`` token radii, gets the centre of the circle
     fitted to its edge (:func:`vision.face_centre.fit_face_edge`, rays towards
     those candidates left out); every other face keeps its own centre, as
     does one whose edge gives no fit.  Canonical pixels, in ``flat``'s order.
+
+    A half's centroid lies off its face's centre, away from the other half,
+    when one face hides part of the other: fresh leaning overlaps 613453
+    (640x480) and 546279 (1280x720), a red token leaning on a red one, hiding
+    7-8 % of it, split 1.86 radii apart and read as four tokens; by their
+    edges 1.77-1.78.  This moves the bound for split pairs rather than telling
+    the two apart: touching halves' edges also measure 0.08-0.12 radii nearer
+    than their centroids (960x540 7006, 7014: 1.87-1.91 by centroids,
+    1.79 by edges; a blob's centroid carries its shadow and side wall
+    outwards), and forced touching pairs lose 5 of 176 right outcomes at
+    1280x720 (540000-540399), 2 of 125 at 640x480 (542000-542399).
+
+    A blob measured whole keeps its centroid: it passed as one round face,
+    and the fit of a faint neighbour's edge is the less sure of the two
+    (forced touching 344731: a red disc and an outline face, 1.82 radii apart
+    by the disc's centroid and the outline's edge, 1.76 by both edges, 2.1
+    true).
     """
     out = []
     for c in flat:
         near = [(o.x, o.y) for o in tokenish
                 if o is not c and math.hypot(o.x - c.x, o.y - c.y) < EDGE_FIT_NEIGHBOUR_RADII * radius_px]
-        fit = fit_face_edge(residual, c.x, c.y, radius_px, near) if c.found_by != "blob" and near else NO_FIT
+        own_shape = c.found_by == "blob" and not math.isnan(c.angle_deg)  # a whole blob measured as one face
+        fit = fit_face_edge(residual, c.x, c.y, radius_px, near) if near and not own_shape else NO_FIT
         out.append((fit.x, fit.y) if fit.fitted else (c.x, c.y))
     return out
 
