@@ -45,7 +45,7 @@ cv2.setNumThreads(1)
 from vision import io as vio  # noqa: E402
 from vision.plate import PLATE_WORK_HEIGHT_PX  # noqa: E402
 from vision.reader import read_frame  # noqa: E402
-from vision.synth import KINDS, render_scene  # noqa: E402
+from vision.synth import KINDS, render_scene, source_digest  # noqa: E402
 
 STUDIO = ROOT.parent / "shared" / "studio-renders"
 CACHE = ROOT / "out" / "bench_cache"
@@ -76,7 +76,7 @@ def source_frames(n_studio: int, n_synth: int) -> list[tuple[str, np.ndarray]]:
         step = max(1, len(studio) // max(n_studio, 1))
         for p in studio[::step][:n_studio]:
             out.append((f"studio/{p.stem}", vio.load_image(p)))
-    cache = CACHE / "synth_1920x1080"
+    cache = CACHE / f"synth_1920x1080_{source_digest()}"
     cache.mkdir(parents=True, exist_ok=True)
     for i, seed in enumerate(SYNTH_SEEDS[:n_synth]):
         kind = KINDS[i % len(KINDS)]
@@ -147,7 +147,7 @@ def _replay_one(path: str) -> str:
 
 
 def bench_replay(sources, n_frames: int, workers_list=(1, 2)) -> list[dict]:
-    folder = CACHE / "replay_1280x720"
+    folder = CACHE / f"replay_1280x720_{source_digest()}"  # made from the synthesized frames too
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for i, (name, img) in enumerate(sources):

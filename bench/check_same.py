@@ -12,7 +12,9 @@ it and lists every difference.  Confidence and positions are not compared.
     .venv/bin/python bench/check_same.py            # compare; exit 1 on any difference
 
 The synthesized frames are cached (lossless PNG) under out/bench_cache/ so a
-comparison does not re-render them.
+comparison does not re-render them; the cache's name carries the
+synthesizer's source digest (:func:`vision.synth.source_digest`), so a
+changed synthesizer renders afresh.
 """
 from __future__ import annotations
 
@@ -32,10 +34,11 @@ import cv2  # noqa: E402
 
 from vision.io import load_image  # noqa: E402
 from vision.reader import read_frame  # noqa: E402
-from vision.synth import KINDS, render_scene  # noqa: E402
+from vision.synth import KINDS, render_scene, source_digest  # noqa: E402
 
 STUDIO = ROOT.parent / "shared" / "studio-renders"
-CACHE = ROOT / "out" / "bench_cache" / "synth_960x540"
+#: named by the synthesizer's source digest: frames rendered by an older synthesizer are not read
+CACHE = ROOT / "out" / "bench_cache" / f"synth_960x540_{source_digest()}"
 BASELINE = ROOT / "bench" / "baseline_readings.json"
 SEEDS = range(7000, 7028)  # 28 seeds x 11 kinds = 308 frames
 SIZE = (960, 540)

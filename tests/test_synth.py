@@ -9,7 +9,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synth import KIND_VERDICTS, KINDS, LEAN_OFFSET_RADII, OVERLAP_STYLES, Scene, render_scene
+from vision.synth import (KIND_VERDICTS, KINDS, LEAN_OFFSET_RADII, OVERLAP_STYLES, Scene, render_scene,
+                          source_digest)
 
 SMALL = (640, 480)
 #: How much redder (CIE a*, OpenCV 8-bit scale minus 128) a red face is than the plate (or neutral).
@@ -312,6 +313,21 @@ def test_stick_labels_both_ways():
 def test_bad_arguments_raise_naming_the_parameter(kwargs, exc, word):
     with pytest.raises(exc, match=word):
         render_scene(**kwargs)
+
+
+def test_source_digest_names_the_synthesizer_sources():
+    """Caches of rendered scenes are named with it (bench/check_same.py)."""
+    import hashlib
+    from pathlib import Path
+
+    import vision.synth as synth
+
+    here = Path(synth.__file__).parent
+    h = hashlib.sha256()
+    for name in ("synth.py", "synth_paint.py", "synth_render.py"):
+        h.update((here / name).read_bytes())
+    assert source_digest() == h.hexdigest()[:12]
+    assert len(source_digest()) == 12 and source_digest() == source_digest()
 
 
 def test_known_kind_verdicts():

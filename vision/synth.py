@@ -11,8 +11,10 @@ format is described in ``samples/README.md``.
 """
 from __future__ import annotations
 
+import hashlib
 import math
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import cv2
@@ -69,6 +71,16 @@ CONDITION_KEYS = (
     "red_style", "white_style", "token_body", "bowl", "light_x_R", "light_y_R", "light_height_R", "ambient",
     "vignette", "shadow_strength", "overlap_style",
 )
+
+
+def source_digest() -> str:
+    """First 12 hex digits of the SHA-256 of the synthesizer's source files
+    (``synth.py``, ``synth_paint.py``, ``synth_render.py``): a cache of rendered
+    scenes named with it is not read after the synthesizer changes."""
+    h = hashlib.sha256()
+    for name in ("synth.py", "synth_paint.py", "synth_render.py"):
+        h.update((Path(__file__).with_name(name)).read_bytes())
+    return h.hexdigest()[:12]
 
 
 @dataclass(frozen=True)
