@@ -14,7 +14,9 @@ colour difference from the plate:
   (:func:`pair_neck_width`: touching faces meet at a point, a face resting
   on another is joined to it by its side wall);
 * two faces joined into one blob by their edges, cut apart at half its
-  contrast (:func:`faces_at_half_contrast`);
+  contrast (:func:`faces_at_half_contrast`), and one face whose blob takes in
+  its shadow or side wall, seen as one at half its contrast
+  (:func:`face_at_half_contrast`);
 * two faces, one partly on the other (:func:`is_overlap_pair`).
 
 The bounds on one face's area and on a pair's (``SPECK_MAX_AREA``,
@@ -438,6 +440,71 @@ def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: f
     if pair_neck_width(region, faces[0][0], faces[1][0], radius_px) >= PAIR_MAX_NECK_RADII:
         return None
     return faces
+
+
+
+def face_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
+                          ) -> tuple[tuple[float, float], float, float] | None:
+    """One round face inside a blob too large for one, seen by cutting the
+    blob at half its own contrast: a face with its shadow or side wall.
+
+    Parameters
+    ----------
+    region : ndarray, bool, (S, S)
+        The blob's pixels.
+    delta_e : ndarray, float32, (S, S), Lab units
+        Colour difference from the plate model.
+    radius_px : float
+        The frame's token radius (measured at half the faces' contrast),
+        canonical pixels (> 0).
+
+    Returns
+    -------
+    ``((x, y), area_px, axis_ratio)`` (canonical pixels) when the blob's
+    pixels above half its peak (90th percentile) form exactly one region of
+    ``HALF_CONTRAST_FACE_AREA`` faces (smaller ones under ``SPECK_MAX_AREA``
+    ignored), at least ``HALF_CONTRAST_MIN_AXIS_RATIO`` round and
+    ``HALF_CONTRAST_MIN_SOLIDITY`` solid, and every pixel of the blob lies
+    within ``HALF_CONTRAST_MAX_REACH_RADII`` token radii of it (the rest is
+    its edge, its shadow or its side wall, not a second face); None
+    otherwise (also for an empty region).
+    """
+    if not (isinstance(region, np.ndarray) and region.dtype == bool):
+        raise ValueError(f"region: expected a bool array, got {getattr(region, 'dtype', type(region))}")
+    if region.shape != delta_e.shape:
+        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    box = _true_box(region)
+    if box is None:
+        return None
+    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
+    y0, x0 = max(0, box[0] - pad), max(0, box[2] - pad)
+    y1, x1 = min(region.shape[0], box[1] + pad), min(region.shape[1], box[3] + pad)
+    blob = region[y0:y1, x0:x1]
+    de = delta_e[y0:y1, x0:x1]
+    core = (blob & (de > _half_peak(de[blob]))).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
+    face_area = math.pi * radius_px ** 2
+    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
+    if len(parts) != 1:
+        return None
+    k = parts[0]
+    area = float(stats[k, cv2.CC_STAT_AREA])
+    part = (labels == k).astype(np.uint8)
+    contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=cv2.contourArea)
+    hull_area = cv2.contourArea(cv2.convexHull(outline))
+    rr, cc = np.nonzero(part)
+    ratio = _axis_ratio(np.column_stack([cc, rr]))
+    if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
+            and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
+            and hull_area > 0 and cv2.contourArea(outline) / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+        return None
+    away = cv2.distanceTransform(1 - part, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
+        return None
+    return (float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio
 
 
 def is_overlap_pair(region: np.ndarray, radius_px: float, solidity: float) -> bool:

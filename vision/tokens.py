@@ -36,7 +36,8 @@ import numpy as np
 
 from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAIR_MAX_NECK_RADII, SPECK_MAX_AREA,
                         SPECK_SUSPECT_MIN_AREA, TOUCHING_MIN_DIST_RADII, axis_angle_diff_deg, faces_at_half_contrast,
-                        half_max_radius, is_overlap_pair, is_rim_arc, pair_neck_width, split_pair)
+                        half_max_radius, is_overlap_pair, is_rim_arc, pair_neck_width, split_pair,
+                        face_at_half_contrast)
 from .canonical import CanonicalView
 from .discs import (  # noqa: F401  (re-exported: the disc filter used to live here)
     DISC_FACE_FRAC,
@@ -777,7 +778,8 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     (pale, fragmentary) blob for the disc filter; or drop it (glare).
     ``delta_e`` (the view's, Lab units): where given, a strong blob too large
     for one face or a pair is also tried as two faces cut at half its
-    contrast (:func:`faces_at_half_contrast`; given only at a token size
+    contrast (:func:`faces_at_half_contrast`), or as one face with its
+    shadow (:func:`face_at_half_contrast`; given only at a token size
     measured on clear discs)."""
     rel_area = b.area / face_area
     common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim,
@@ -816,6 +818,16 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
         for (px, py), area, ratio in two:
             cands.append(Candidate(px, py, token_r, "disc", area,
                                    **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
+    elif (delta_e is not None and b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold
+          and DISC_AREA_RANGE[1] < rel_area <= OBJECT_MIN_AREA
+          and (one := face_at_half_contrast(b.mask, delta_e, token_r)) is not None):
+        # one strong face whose blob takes in its shadow or side wall (forced
+        # four flat tokens 640038 at 1280x720: dark red faces on white
+        # porcelain, camera tilted 34 deg, blobs of 1.5-1.6 faces read as
+        # overlaps); a face on another leaves a second region or a crescent
+        # beyond half a radius of the first
+        (px, py), area, ratio = one
+        cands.append(Candidate(px, py, token_r, "disc", area, **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
     elif rel_area > OBJECT_MIN_AREA or b.major > OBJECT_MIN_LENGTH_RADII * token_r:
         cands.append(Candidate(b.x, b.y, b.equiv_radius, "object", b.area, **common))
     elif (b.contrast < RADIUS_MIN_CONTRAST_RATIO * threshold
