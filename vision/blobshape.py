@@ -369,6 +369,51 @@ def pair_neck_width(region: np.ndarray, c0: tuple[float, float], c1: tuple[float
     return float(narrowest / radius_px)
 
 
+def _half_contrast_cut(region: np.ndarray, delta_e: np.ndarray, radius_px: float):
+    """Checks the arguments of the half-contrast cuts and cuts ``region`` at
+    half its peak (:func:`_half_peak`) within a window padded by
+    ``HALF_CONTRAST_MAX_REACH_RADII``: None for an empty region, else
+    ``(x0, y0, blob, labels, stats, centroids, parts)`` with the window's
+    origin, the blob in it, OpenCV's connected components of the cut and
+    the labels of those of at least ``SPECK_MAX_AREA`` faces."""
+    if not (isinstance(region, np.ndarray) and region.dtype == bool):
+        raise ValueError(f"region: expected a bool array, got {getattr(region, 'dtype', type(region))}")
+    if region.shape != delta_e.shape:
+        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
+    if not radius_px > 0:
+        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
+    box = _true_box(region)
+    if box is None:
+        return None
+    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
+    y0, x0 = max(0, box[0] - pad), max(0, box[2] - pad)
+    y1, x1 = min(region.shape[0], box[1] + pad), min(region.shape[1], box[3] + pad)
+    blob = region[y0:y1, x0:x1]
+    de = delta_e[y0:y1, x0:x1]
+    core = (blob & (de > _half_peak(de[blob]))).astype(np.uint8)
+    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
+    face_area = math.pi * radius_px ** 2
+    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
+    return x0, y0, blob, labels, stats, centroids, parts
+
+
+def _round_face_part(part: np.ndarray, area: float, radius_px: float) -> float | None:
+    """The axis ratio of a region of the cut (uint8 0/1) when it is one round,
+    solid face (``HALF_CONTRAST_FACE_AREA`` faces, ``HALF_CONTRAST_MIN_AXIS_RATIO``,
+    ``HALF_CONTRAST_MIN_SOLIDITY`` as a blob's: polygon over hull polygon); else None."""
+    face_area = math.pi * radius_px ** 2
+    contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    outline = max(contours, key=cv2.contourArea)
+    hull_area = cv2.contourArea(cv2.convexHull(outline))
+    rr, cc = np.nonzero(part)
+    ratio = _axis_ratio(np.column_stack([cc, rr]))
+    if (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
+            and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
+            and hull_area > 0 and cv2.contourArea(outline) / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+        return ratio
+    return None
+
+
 def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
                            ) -> list[tuple[tuple[float, float], float, float]] | None:
     """Two round faces inside one blob, seen by cutting it at half its own contrast.
@@ -394,39 +439,19 @@ def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: f
     blob lies within ``HALF_CONTRAST_MAX_REACH_RADII`` token radii of them;
     None otherwise (also for an empty region).
     """
-    if not (isinstance(region, np.ndarray) and region.dtype == bool):
-        raise ValueError(f"region: expected a bool array, got {getattr(region, 'dtype', type(region))}")
-    if region.shape != delta_e.shape:
-        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
-    if not radius_px > 0:
-        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    box = _true_box(region)
-    if box is None:
+    cut = _half_contrast_cut(region, delta_e, radius_px)
+    if cut is None:
         return None
-    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
-    y0, x0 = max(0, box[0] - pad), max(0, box[2] - pad)
-    y1, x1 = min(region.shape[0], box[1] + pad), min(region.shape[1], box[3] + pad)
-    blob = region[y0:y1, x0:x1]
-    de = delta_e[y0:y1, x0:x1]
-    core = (blob & (de > _half_peak(de[blob]))).astype(np.uint8)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
-    face_area = math.pi * radius_px ** 2
-    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
+    x0, y0, blob, labels, stats, centroids, parts = cut
     if len(parts) != 2:
         return None
     faces = []
-    kept = np.zeros(core.shape, np.uint8)
+    kept = np.zeros(labels.shape, np.uint8)
     for k in parts:
         area = float(stats[k, cv2.CC_STAT_AREA])
         part = (labels == k).astype(np.uint8)
-        contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-        outline = max(contours, key=cv2.contourArea)
-        hull_area = cv2.contourArea(cv2.convexHull(outline))  # solidity as a blob's: polygon over hull polygon
-        rr, cc = np.nonzero(part)
-        ratio = _axis_ratio(np.column_stack([cc, rr]))
-        if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
-                and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
-                and hull_area > 0 and cv2.contourArea(outline) / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+        ratio = _round_face_part(part, area, radius_px)
+        if ratio is None:
             return None
         kept |= part
         faces.append(((float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio))
@@ -469,37 +494,17 @@ def face_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: fl
     its edge, its shadow or its side wall, not a second face); None
     otherwise (also for an empty region).
     """
-    if not (isinstance(region, np.ndarray) and region.dtype == bool):
-        raise ValueError(f"region: expected a bool array, got {getattr(region, 'dtype', type(region))}")
-    if region.shape != delta_e.shape:
-        raise ValueError(f"region: expected shape {delta_e.shape}, got {region.shape}")
-    if not radius_px > 0:
-        raise ValueError(f"radius_px: expected > 0, got {radius_px}")
-    box = _true_box(region)
-    if box is None:
+    cut = _half_contrast_cut(region, delta_e, radius_px)
+    if cut is None:
         return None
-    pad = int(math.ceil(HALF_CONTRAST_MAX_REACH_RADII * radius_px)) + 2
-    y0, x0 = max(0, box[0] - pad), max(0, box[2] - pad)
-    y1, x1 = min(region.shape[0], box[1] + pad), min(region.shape[1], box[3] + pad)
-    blob = region[y0:y1, x0:x1]
-    de = delta_e[y0:y1, x0:x1]
-    core = (blob & (de > _half_peak(de[blob]))).astype(np.uint8)
-    n, labels, stats, centroids = cv2.connectedComponentsWithStats(core, connectivity=8)
-    face_area = math.pi * radius_px ** 2
-    parts = [k for k in range(1, n) if stats[k, cv2.CC_STAT_AREA] >= SPECK_MAX_AREA * face_area]
+    x0, y0, blob, labels, stats, centroids, parts = cut
     if len(parts) != 1:
         return None
     k = parts[0]
     area = float(stats[k, cv2.CC_STAT_AREA])
     part = (labels == k).astype(np.uint8)
-    contours, _ = cv2.findContours(part, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    outline = max(contours, key=cv2.contourArea)
-    hull_area = cv2.contourArea(cv2.convexHull(outline))
-    rr, cc = np.nonzero(part)
-    ratio = _axis_ratio(np.column_stack([cc, rr]))
-    if not (HALF_CONTRAST_FACE_AREA[0] * face_area <= area <= HALF_CONTRAST_FACE_AREA[1] * face_area
-            and ratio >= HALF_CONTRAST_MIN_AXIS_RATIO
-            and hull_area > 0 and cv2.contourArea(outline) / hull_area >= HALF_CONTRAST_MIN_SOLIDITY):
+    ratio = _round_face_part(part, area, radius_px)
+    if ratio is None:
         return None
     away = cv2.distanceTransform(1 - part, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
     if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
