@@ -26,9 +26,7 @@ from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.tokens import Candidate, _Blob, _classify_blob, _slivers_beside_faces
 
-#: The overlaps these scenes were found with: the upper token raised flat (the
-#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
-RAISED = {"overlap_style": "raised"}
+from scene_truth import RAISED
 
 R_TOKEN = 15.0
 FACE_AREA = math.pi * R_TOKEN ** 2

@@ -27,9 +27,7 @@ from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.blobshape import pair_neck_width
 
-#: The overlaps these scenes were found with: the upper token raised flat (the
-#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
-RAISED = {"overlap_style": "raised"}
+from scene_truth import RAISED
 
 R = 30
 

@@ -28,9 +28,7 @@ from vision.reader import read_frame
 from vision.rim import RimCrossing, rim_crossings
 from vision.synth import render_scene
 
-#: The overlaps these scenes were found with: the upper token raised flat (the
-#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
-RAISED = {"overlap_style": "raised"}
+from scene_truth import RAISED
 
 #: (seed, frame size): thin sticks covering a token, each once read as an outcome.
 STICK_SCENES = ((19135, (1280, 720)), (20362, (1280, 720)), (21107, (640, 480)), (22234, (1920, 1080)))

@@ -20,9 +20,7 @@ from vision import exposure, reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 
-#: The overlaps these scenes were found with: the upper token raised flat (the
-#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
-RAISED = {"overlap_style": "raised"}
+from scene_truth import RAISED
 
 #: White-on-white overlaps on celadon and white porcelain, sized from edges.
 OVERLAP_SEEDS = (12205, 12298)

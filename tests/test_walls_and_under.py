@@ -30,9 +30,7 @@ from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.tokens import _Blob, _is_dark_crescent, _on_rim
 
-#: The overlaps these scenes were found with: the upper token raised flat (the
-#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
-RAISED = {"overlap_style": "raised"}
+from scene_truth import RAISED
 
 S = 320
 R_TOKEN = 15.0

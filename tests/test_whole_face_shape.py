@@ -35,9 +35,7 @@ from vision.reader import OUTCOME_MIN_AXIS_RATIO, read_frame
 from vision.synth import render_scene
 from vision.tokens import Candidate, _whole_face_shape
 
-#: The overlaps these scenes were found with: the upper token raised flat (the
-#: synthesizer has drawn leaning ones too since 2026-12-04; pinned, the seeds show what they did).
-RAISED = {"overlap_style": "raised"}
+from scene_truth import RAISED
 
 R = 15.0
 FACE_AREA = math.pi * R ** 2

@@ -414,6 +414,14 @@ def _round_face_part(part: np.ndarray, area: float, radius_px: float) -> float |
     return None
 
 
+def _within_reach(blob: np.ndarray, faces: np.ndarray, radius_px: float) -> bool:
+    """True when every pixel of ``blob`` (bool) lies within
+    ``HALF_CONTRAST_MAX_REACH_RADII`` token radii of ``faces`` (uint8 0/1, the
+    same window): the rest of the blob is their edge, shadow or side wall."""
+    away = cv2.distanceTransform(1 - faces, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
+    return float(away[blob].max()) <= HALF_CONTRAST_MAX_REACH_RADII * radius_px
+
+
 def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
                            ) -> list[tuple[tuple[float, float], float, float]] | None:
     """Two round faces inside one blob, seen by cutting it at half its own contrast.
@@ -458,14 +466,11 @@ def faces_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: f
     (ax, ay), (bx, by) = faces[0][0], faces[1][0]
     if math.hypot(ax - bx, ay - by) < TOUCHING_MIN_DIST_RADII * radius_px:
         return None
-    # every pixel of the blob near the two faces: the rest is their edge
-    away = cv2.distanceTransform(1 - kept, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
+    if not _within_reach(blob, kept, radius_px):  # the rest of the blob is their edge
         return None
     if pair_neck_width(region, faces[0][0], faces[1][0], radius_px) >= PAIR_MAX_NECK_RADII:
         return None
     return faces
-
 
 
 def face_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: float
@@ -506,8 +511,7 @@ def face_at_half_contrast(region: np.ndarray, delta_e: np.ndarray, radius_px: fl
     ratio = _round_face_part(part, area, radius_px)
     if ratio is None:
         return None
-    away = cv2.distanceTransform(1 - part, cv2.DIST_L2, cv2.DIST_MASK_PRECISE)
-    if float(away[blob].max()) > HALF_CONTRAST_MAX_REACH_RADII * radius_px:
+    if not _within_reach(blob, part, radius_px):
         return None
     return (float(centroids[k][0]) + x0, float(centroids[k][1]) + y0), area, ratio
 

@@ -725,7 +725,6 @@ def covered_verdict(view: CanonicalView, search: TokenSearch,
             f"well-to-rim colour difference {rim_chroma:.0f}", [], [], conf)
 
 
-
 def read_frame(frame: np.ndarray, profile=None) -> Reading:
     """Read the four tokens of one frame.
 

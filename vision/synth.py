@@ -299,9 +299,7 @@ def build_layout(rng, kind: str, c: dict, plate: sp.PlateModel, cam: Camera, col
         tilt = math.degrees(math.asin(h / (2 * r)))  # far edge on the well, near edge h up, on the face under
         radial = np.array([u[0], u[1], 0.0])
         tangent = np.cross([0, 0, 1.0], radial)
-        rot = rot_axis(tangent, tilt)
-        if (rot @ radial)[2] > 0:  # the far (+radial) edge must be the low one
-            rot = rot_axis(tangent, -tilt)
+        rot = rot_axis(tangent, tilt)  # lowers the far (+radial) edge (the tilted kind's -tilt raises it)
         e1, nn = rot @ radial, rot @ np.array([0, 0, 1.0])
         far = np.array([*(centre_xy + u * r * math.cos(math.radians(tilt))), z0])
         if np.linalg.norm(far[:2]) > plate.well_R:
@@ -625,6 +623,7 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
             ell = info["ellipse"]
             state = s.state
             x, y = ell["cx"], ell["cy"]
+            hidden = None
             if covers[i].any():
                 roi = cv.roi(info["face_poly"])
                 fm = cv.poly_mask([info["face_poly"]], roi)
@@ -636,7 +635,7 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
             label_ell = info["footprint"] if state == "upright" else ell
             tokens.append({"x": round(x, 2), "y": round(y, 2), "radius": round(ell["a"], 2),
                            "face": _face_name(s, info["face"], colours), "state": state, "ellipse": label_ell})
-            if covers[i].any():
+            if hidden is not None:
                 tokens[-1]["hidden_share"] = round(hidden, 4)
     verdict = KIND_VERDICTS[kind]
     if kind == "stick" and stick_label["covers_token"]:
