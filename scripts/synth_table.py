@@ -4,6 +4,7 @@
     python scripts/synth_table.py [--seeds 6000:6500] [--size 1280x720] [--workers 2]
                                   [--kind outcome] [--by exposure_stops] [--reasons 10]
                                   [--condition exposure_stops=1.5:4 --condition glaze=black_lacquer,gold]
+                                  [--json OUT.jsonl]
 
 Scene ``seed`` is ``vision.synth.render_scene(seed)`` (its kind and every
 condition drawn from the seed; ``--kind`` forces the kind, e.g. ``outcome``
@@ -17,12 +18,16 @@ the readings that were not right (numbers replaced by ``#``).  Seeds
 ``--condition KEY=VALUE`` sets a condition of every scene, ``KEY=LO:HI`` draws
 it uniformly in [LO, HI) and ``KEY=A,B,...`` picks one of the values, each
 from a generator seeded by the scene's seed: a stress set beyond the ranges
-the synthesizer draws (e.g. over-exposure of several stops).
+the synthesizer draws (e.g. over-exposure of several stops).  ``--json`` writes
+every scene's row (seed, kind, the reader's verdict, red count and reason,
+the label's verdict and red count, the conditions) as one JSON line, in seed
+order, for looking at the scenes behind a number.
 """
 from __future__ import annotations
 
 import argparse
 import collections
+import json
 import multiprocessing
 import re
 import sys
@@ -112,7 +117,8 @@ def _one(args: tuple) -> dict:
     right = reading.verdict == want and (want != "outcome" or reading.red == label["red"])
     wrong = reading.verdict == "outcome" and (want != "outcome" or reading.red != label["red"])
     return {"kind": label["kind"], "right": right, "wrong": wrong, "uncertain": reading.verdict == "uncertain",
-            "seed": seed, "verdict": reading.verdict, "reason": reading.reason, "conditions": label["conditions"]}
+            "seed": seed, "verdict": reading.verdict, "red": reading.red, "reason": reading.reason,
+            "label_verdict": want, "label_red": label["red"], "conditions": label["conditions"]}
 
 
 def condition_table(rows: list[dict], name: str) -> list[tuple[str, int, int, int]]:
@@ -170,6 +176,8 @@ def main() -> int:
     ap.add_argument("--reasons", type=int, default=0, metavar="N", help="the N most frequent reasons not right")
     ap.add_argument("--condition", action="append", default=[], metavar="KEY=VALUE",
                     help="set a condition (KEY=VALUE), draw it (KEY=LO:HI) or pick it (KEY=A,B,...); repeatable")
+    ap.add_argument("--json", type=Path, default=None, metavar="OUT.jsonl",
+                    help="write one JSON line per scene (seed, kind, verdict, red, reason, label, conditions)")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split(":"))
     w, h = (int(v) for v in args.size.lower().split("x"))
@@ -201,6 +209,8 @@ def main() -> int:
             st["wrong_outcome"] += row["wrong"]
             st["uncertain"] += row["uncertain"]
             rows.append(row)
+    if args.json is not None:
+        args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
     tot = print_table(stats)
     if args.by:
         groups = condition_table(rows, args.by)

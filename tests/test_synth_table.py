@@ -1,6 +1,7 @@
 """scripts/synth_table.py: the per-condition and per-reason tables, and the CLI on real scenes."""
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -103,17 +104,26 @@ def test_drawn_conditions_follow_the_seed():
     assert synth_table.draw_conditions(7, []) is None
 
 
-def test_cli_conditions_reach_the_scenes():
-    """Two scenes with the glaze set end to end: --by glaze shows only it; a
-    bad key or value is a usage error naming --condition."""
+def test_cli_conditions_reach_the_scenes(tmp_path):
+    """Two scenes with the glaze set end to end: --by glaze shows only it, and
+    --json holds each scene's row (its conditions and label as drawn, the
+    verdict counted right only when it is the label's); a bad key or value is
+    a usage error naming --condition."""
     cmd = [sys.executable, str(ROOT / "scripts" / "synth_table.py"), "--seeds", "303000:303002", "--size",
            "640x480", "--workers", "1", "--kind", "outcome"]
-    out = subprocess.run(cmd + ["--condition", "glaze=celadon", "--by", "glaze"], capture_output=True,
-                         text=True, timeout=300)
+    dump = tmp_path / "rows.jsonl"
+    out = subprocess.run(cmd + ["--condition", "glaze=celadon", "--by", "glaze", "--json", str(dump)],
+                         capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     rows = [line.split() for line in out.stdout.splitlines()]
     by = rows[[r[:1] for r in rows].index(["glaze"]) + 1:]
     assert by and by[0][:2] == ["celadon", "2"]
+    scenes = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert [s["seed"] for s in scenes] == [303000, 303001]
+    for s in scenes:
+        assert s["conditions"]["glaze"] == "celadon" and s["kind"] == "outcome" and s["label_verdict"] == "outcome"
+        assert s["right"] == (s["verdict"] == "outcome" and s["red"] == s["label_red"])
+    assert int(by[0][2]) == sum(s["right"] for s in scenes)
     for bad in (["--condition", "nothing=1"], ["--condition", "glaze=tin"], ["--condition", "kelvin=3:1"]):
         res = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2 and "--condition" in res.stderr, res.stderr
