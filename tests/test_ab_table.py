@@ -36,7 +36,7 @@ def test_parse_known_values():
     ("vision.nope.X=1", "no module 'vision.nope'"),
     ("vision.plate.NOPE=1", "has no setting 'NOPE'"),
     ("vision.plate.WORK_LAST_SHRINK_MIN=abc", "expected a Python literal"),
-    ("vision.plate.WORK_LAST_SHRINK_MIN='x'", "expected a value of type float like 2.0"),
+    ("vision.plate.WORK_LAST_SHRINK_MIN='x'", "expected a value of type float like 1.5"),
     ("vision.reader.TOKENS_PER_ROUND=4.5", "expected a value of type int like 4"),
     ("vision.tokens.LEAN_KINDS=['faint']", "expected a value of type tuple"),
 ])
@@ -46,14 +46,14 @@ def test_parse_bad_input(text, message):
 
 
 def test_applied_puts_every_setting_back_also_on_an_exception():
-    settings = [("vision.reader", "TOKENS_PER_ROUND", 5), ("vision.plate", "WORK_LAST_SHRINK_MIN", 1.5)]
+    settings = [("vision.reader", "TOKENS_PER_ROUND", 5), ("vision.plate", "WORK_LAST_SHRINK_MIN", 2.0)]
     with ab_table.applied(settings):
-        assert vision.reader.TOKENS_PER_ROUND == 5 and vision.plate.WORK_LAST_SHRINK_MIN == 1.5
-    assert vision.reader.TOKENS_PER_ROUND == 4 and vision.plate.WORK_LAST_SHRINK_MIN == 2.0
+        assert vision.reader.TOKENS_PER_ROUND == 5 and vision.plate.WORK_LAST_SHRINK_MIN == 2.0
+    assert vision.reader.TOKENS_PER_ROUND == 4 and vision.plate.WORK_LAST_SHRINK_MIN == 1.5
     with pytest.raises(RuntimeError):
         with ab_table.applied(settings):
             raise RuntimeError("a reading that fails")
-    assert vision.reader.TOKENS_PER_ROUND == 4 and vision.plate.WORK_LAST_SHRINK_MIN == 2.0
+    assert vision.reader.TOKENS_PER_ROUND == 4 and vision.plate.WORK_LAST_SHRINK_MIN == 1.5
     with ab_table.applied([]):
         pass
 
