@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A/B of the reader with module settings changed, on the same synthesized frames.
 
-    python scripts/ab_table.py --set vision.plate.WORK_LAST_SHRINK_MIN=1.5 [--set MODULE.NAME=VALUE ...]
+    python scripts/ab_table.py --set vision.plate.WORK_LAST_SHRINK_MIN=2.0 [--set MODULE.NAME=VALUE ...]
                                [--seeds 6000:6500] [--size 1280x720] [--kind outcome] [--workers 2]
                                [--condition KEY=VALUE ...] [--json OUT.json]
 

@@ -20,7 +20,8 @@ it uniformly in [LO, HI) and ``KEY=A,B,...`` picks one of the values, each
 from a generator seeded by the scene's seed: a stress set beyond the ranges
 the synthesizer draws (e.g. over-exposure of several stops).  ``--json`` writes
 every scene's row (seed, kind, the reader's verdict, red count and reason,
-the label's verdict and red count, the conditions) as one JSON line, in seed
+whether it was right, a wrong outcome or uncertain, the label's verdict and
+red count, the conditions) as one JSON line as soon as it is read, in seed
 order, for looking at the scenes behind a number.
 """
 from __future__ import annotations
@@ -177,7 +178,8 @@ def main() -> int:
     ap.add_argument("--condition", action="append", default=[], metavar="KEY=VALUE",
                     help="set a condition (KEY=VALUE), draw it (KEY=LO:HI) or pick it (KEY=A,B,...); repeatable")
     ap.add_argument("--json", type=Path, default=None, metavar="OUT.jsonl",
-                    help="write one JSON line per scene (seed, kind, verdict, red, reason, label, conditions)")
+                    help="write one JSON line per scene as it is read (seed, kind, verdict, red, reason, "
+                         "right/wrong/uncertain, the label's verdict and red, conditions)")
     args = ap.parse_args()
     lo, hi = (int(v) for v in args.seeds.split(":"))
     w, h = (int(v) for v in args.size.lower().split("x"))
@@ -197,6 +199,10 @@ def main() -> int:
         render_scene(lo, args.kind, size=(64, 64), conditions=draw_conditions(lo, specs))
     except (TypeError, ValueError) as exc:
         ap.error(f"--condition {' '.join(args.condition)}: {exc}")
+    try:  # opened before any scene is read: a bad path is a usage error, not a lost run
+        dump = None if args.json is None else args.json.open("w")
+    except OSError as exc:
+        ap.error(f"--json: cannot write {args.json}: {exc.strerror}")
     stats: dict[str, collections.Counter] = collections.defaultdict(collections.Counter)
     rows = []
     with multiprocessing.Pool(args.workers) as pool:
@@ -209,8 +215,11 @@ def main() -> int:
             st["wrong_outcome"] += row["wrong"]
             st["uncertain"] += row["uncertain"]
             rows.append(row)
-    if args.json is not None:
-        args.json.write_text("".join(json.dumps(r) + "\n" for r in rows))
+            if dump is not None:
+                dump.write(json.dumps(row) + "\n")
+                dump.flush()
+    if dump is not None:
+        dump.close()
     tot = print_table(stats)
     if args.by:
         groups = condition_table(rows, args.by)

@@ -201,16 +201,28 @@ def test_a_red_face_under_a_leaning_red_is_not_an_outcome(monkeypatch):
     assert read_frame(scene.image).verdict == "outcome"
 
 
+def _leaning_720196():
+    return render_scene(720196, "overlap", size=(640, 480), conditions={"overlap_style": "leaning"})
+
+
+def test_720196_is_a_leaning_overlap_of_two_whites():
+    """The scene of the open class below is what it is said to be (known
+    values of its label): a white token leaning on a white one, hiding 9.7 %
+    of it, so its verdict is rearrange."""
+    label = _leaning_720196().label
+    assert label["verdict"] == "rearrange"
+    under = next(t for t in label["tokens"] if t["state"] == "under")
+    over = next(t for t in label["tokens"] if t["state"] == "overlapped")
+    assert under["face"] == over["face"] == "white"
+    assert under["hidden_share"] == pytest.approx(0.097, abs=0.001)
+
+
 @pytest.mark.xfail(strict=True, reason="open class (README, Measured accuracy): a face under a leaning one, "
                                        "two whole blobs 1.857 radii apart by centroid, read as touching")
 def test_a_white_face_under_a_leaning_white_is_not_an_outcome():
     """Real pixels: fresh leaning overlap 720196 at 640x480 (camera tilted
-    17 degrees): a white token leans on a white one and hides 9.7 % of it.
-    Their two blobs are whole, so each keeps its centroid, 1.857 radii apart,
-    and the frame reads as four flat tokens with the right red count: a wrong
-    outcome.  Known and open; this test fails loudly (XPASS) once it is not."""
-    scene = render_scene(720196, "overlap", size=(640, 480), conditions={"overlap_style": "leaning"})
-    assert scene.label["verdict"] == "rearrange"
-    under = next(t for t in scene.label["tokens"] if t["state"] == "under")
-    assert under["hidden_share"] > 0.05
-    assert read_frame(scene.image).verdict != "outcome"
+    17 degrees; the scene is checked above).  The two blobs are whole, so
+    each keeps its centroid, 1.857 radii apart, and the frame reads as four
+    flat tokens with the right red count: a wrong outcome.  Known and open;
+    this test fails loudly (XPASS) once it is not."""
+    assert read_frame(_leaning_720196().image).verdict != "outcome"

@@ -172,20 +172,31 @@ def test_find_plate_on_a_4k_frame_matches_the_plain_shrink():
 
 def test_find_plate_on_a_1080p_frame_is_halved_first_and_finds_the_same_plate(monkeypatch):
     """A 1920x1080 frame is halved once before the plate search's last shrink
-    (540 rows to 320: by 1.69, at least ``WORK_LAST_SHRINK_MIN``); the ellipse
-    is the one a single plain shrink finds to 0.5 px of the working image's
-    scale, and the label's plate centre to 1 % of its radius (the fit's axes
-    run 0-5 % longer than the label's: it takes in the rim's blurred edge)."""
-    from vision import plate
+    (540 rows to 320: by 1.69, at least ``WORK_LAST_SHRINK_MIN``), a 1280x720
+    frame not at all; the 1080p ellipse is the one a single plain shrink
+    finds to 0.5 px of the working image's scale, and the label's plate
+    centre to 1 % of its radius (the fit's axes run 0-5 % longer than the
+    label's: it takes in the rim's blurred edge)."""
+    from vision import plate, shrink
 
-    assert halvings_within(1080, math.ceil(plate.PLATE_WORK_HEIGHT_PX * plate.WORK_LAST_SHRINK_MIN)) == 1
+    halvings: list[int] = []
+    real_halve = shrink.halve
+
+    def counted(frame, times):
+        halvings.append(int(times))
+        return real_halve(frame, times)
+
+    monkeypatch.setattr(shrink, "halve", counted)
     scene = render_scene(33, "outcome", size=(1920, 1080))
     got = find_plate(scene.image).ellipse
+    find_plate(cv2.resize(scene.image, (1280, 720), interpolation=cv2.INTER_AREA))
+    assert halvings == [1]
     monkeypatch.setattr(plate, "WORK_LAST_SHRINK_MIN", 4.0)  # no halving: one plain INTER_AREA shrink
     want = find_plate(scene.image).ellipse
-    assert got is not None and want is not None
+    assert halvings == [1] and got is not None and want is not None
+    work_px = scene.image.shape[0] / plate.PLATE_WORK_HEIGHT_PX  # source pixels per working pixel
     for g, w in ((got.cx, want.cx), (got.cy, want.cy), (got.a, want.a), (got.b, want.b)):
-        assert abs(g - w) <= 0.5 * 1080 / 320
+        assert abs(g - w) <= 0.5 * work_px
     label = scene.label["plate"]
     assert math.hypot(got.cx - label["cx"], got.cy - label["cy"]) <= 0.01 * label["a"]
     assert 1.0 <= got.a / label["a"] <= 1.05 and 1.0 <= got.b / label["b"] <= 1.05

@@ -108,7 +108,8 @@ def test_cli_conditions_reach_the_scenes(tmp_path):
     """Two scenes with the glaze set end to end: --by glaze shows only it, and
     --json holds each scene's row (its conditions and label as drawn, the
     verdict counted right only when it is the label's); a bad key or value is
-    a usage error naming --condition."""
+    a usage error naming --condition, and a --json path that cannot be written
+    one naming --json, before any scene is read."""
     cmd = [sys.executable, str(ROOT / "scripts" / "synth_table.py"), "--seeds", "303000:303002", "--size",
            "640x480", "--workers", "1", "--kind", "outcome"]
     dump = tmp_path / "rows.jsonl"
@@ -124,6 +125,7 @@ def test_cli_conditions_reach_the_scenes(tmp_path):
         assert s["conditions"]["glaze"] == "celadon" and s["kind"] == "outcome" and s["label_verdict"] == "outcome"
         assert s["right"] == (s["verdict"] == "outcome" and s["red"] == s["label_red"])
     assert int(by[0][2]) == sum(s["right"] for s in scenes)
-    for bad in (["--condition", "nothing=1"], ["--condition", "glaze=tin"], ["--condition", "kelvin=3:1"]):
+    for bad in (["--condition", "nothing=1"], ["--condition", "glaze=tin"], ["--condition", "kelvin=3:1"],
+                ["--json", str(tmp_path / "no-such-folder" / "rows.jsonl")]):
         res = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=60)
-        assert res.returncode == 2 and "--condition" in res.stderr, res.stderr
+        assert res.returncode == 2 and bad[0] in res.stderr, res.stderr

@@ -25,14 +25,16 @@ from .types import Ellipse
 #: Height, pixels, of the downscaled frame the plate is searched in.
 PLATE_WORK_HEIGHT_PX = 320
 #: The frame's last shrink to the working size is by at least this factor
-#: (exact halvings do the rest): below three times the working size (960
-#: rows) the frame is shrunk in one step; 1920x1080 is halved once, 3840x2160
-#: twice, then shrunk from 540 rows.  OpenCV's general area shrink of 1080
-#: rows to 320 takes 7.9 ms on one core, a halving 0.5 and the shrink from
-#: 540 rows 2.9.  The plate fit moves by about 0.2 px, and readings move with
-#: it both ways: at 2.0 against 1.5, 6,000 fresh 1920x1080 scenes read 5 more
-#: right at 1.5 (thirteenth round, 3,000: -6; sixteenth, 3,000: +11), 0 wrong
-#: outcomes on either side.
+#: (exact halvings do the rest): a frame is halved while the halved frame
+#: stays at least this factor times the working size in both width and
+#: height (:func:`vision.shrink.area_shrink`), so 1920x1080 is halved once and
+#: 3840x2160 twice, then shrunk from 540 rows; 1280x720 is shrunk in one step.
+#: OpenCV's general area shrink of 1080 rows to 320 took 7.9 ms on one core
+#: this round (7.7-9.7 over the rounds), a halving 0.5 and the shrink from 540
+#: rows 2.9.  The plate fit moves by about 0.2 px, and readings move with it
+#: both ways: at 2.0 against 1.5, 6,200 fresh 1920x1080 and 3840x2160 scenes
+#: read 6 more right at 1.5 (thirteenth round, 3,000: -6; sixteenth, 3,200:
+#: +12), 0 wrong outcomes on either side.
 WORK_LAST_SHRINK_MIN = 1.5
 #: Gaussian blur applied to the downscaled frame, pixels (sigma).
 PLATE_BLUR_SIGMA_PX = 2.0
@@ -583,9 +585,9 @@ def find_plate(frame: np.ndarray) -> PlateFit:
                          f"{getattr(frame, 'shape', '')}")
     h, w = frame.shape[:2]
     scale = PLATE_WORK_HEIGHT_PX / h
-    # a frame three or more times the working size is halved first (exact
-    # halvings, see vision.shrink), then area-shrunk by at least 1.5: nearly
-    # the same area average, several times faster
+    # a large frame is halved first (exact halvings, see vision.shrink), then
+    # area-shrunk by at least WORK_LAST_SHRINK_MIN: nearly the same area
+    # average, several times faster
     work_size = (max(8, int(round(w * scale))), PLATE_WORK_HEIGHT_PX)
     if work_size[0] <= w and work_size[1] <= h:
         small = area_shrink(frame, work_size, last_min_factor=WORK_LAST_SHRINK_MIN)
