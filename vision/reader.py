@@ -35,7 +35,7 @@ from .plate import (PlateFit, _component_box, _component_centroid, _components_w
 from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
-from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, TOKENS_PER_ROUND, Candidate,
+from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, FLAT_KINDS, TOKENS_PER_ROUND, Candidate,
                      TokenSearch, _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
 from .types import Reading, TokenReading
 
@@ -173,8 +173,6 @@ LIGHT_REFERENCE_WELL_FRAC = 0.8
 #: the smallest plate of a supported frame: 640x480 with the plate across 30 %
 #: of its height (the synthesizer's smallest) has a semi-axis of 72 px.
 MIN_PLATE_SEMI_AXIS_PX = 36.0
-#: Candidates that are one flat face each.
-FLAT_KINDS = ("disc", "faint", "outline")
 #: The bowl: the plate model's centre differs from its mid-well ring by at
 #: least this much (Lab units; see :func:`covered_evidence`).
 COVERED_MIN_DOME_DELTA_E = 8.0
@@ -663,8 +661,7 @@ def drawn_out_alike(face: Candidate, flat: list[Candidate]) -> bool:
         direction.
     """
     def drawn(c: Candidate) -> bool:
-        return (c.found_by == "blob" and not math.isnan(c.angle_deg)
-                and c.axis_ratio < SHARED_ELONGATION_MAX_AXIS_RATIO)
+        return c.whole_blob and c.axis_ratio < SHARED_ELONGATION_MAX_AXIS_RATIO
     if not (drawn(face) and face.axis_ratio >= SHARED_ELONGATION_MIN_AXIS_RATIO):
         return False
     alike = [c for c in flat if drawn(c)]
@@ -825,8 +822,7 @@ def _edge_centres(residual: np.ndarray, flat: list[Candidate], tokenish: list[Ca
     for c in flat:
         near = [(o.x, o.y) for o in tokenish
                 if o is not c and math.hypot(o.x - c.x, o.y - c.y) < EDGE_FIT_NEIGHBOUR_RADII * radius_px]
-        own_shape = c.found_by == "blob" and not math.isnan(c.angle_deg)  # a whole blob measured as one face
-        fit = fit_face_edge(residual, c.x, c.y, radius_px, near) if near and not own_shape else NO_FIT
+        fit = fit_face_edge(residual, c.x, c.y, radius_px, near) if near and not c.whole_blob else NO_FIT
         out.append((fit.x, fit.y) if fit.fitted else (c.x, c.y))
     return out
 

@@ -353,6 +353,8 @@ BITTEN_MAX_DIST_RADII = 2.1
 BITE_MIN_AREA = 0.06
 BITE_MIN_OFFSET_RADII = 0.4
 BITE_MIN_COSINE = 0.7
+#: Candidates that are one flat face each.
+FLAT_KINDS = ("disc", "faint", "outline")
 #: A clear blob face closer than this to another face (centre to centre,
 #: radii), whose convex hull adds at least ``BLOB_BITE_MIN_AREA`` of a face,
 #: centred at least ``BLOB_BITE_MIN_OFFSET_RADII`` from the face's centre
@@ -432,6 +434,12 @@ class Candidate:
 
     KINDS = ("disc", "faint", "outline", "upright", "overlap", "partial", "object")
     DETECTORS = ("blob", "disc_filter", "outline")
+
+    @property
+    def whole_blob(self) -> bool:
+        """Measured whole as one blob, with its own shape (not a faint or
+        outline find, nor a half of a split blob or a face cut at half contrast)."""
+        return self.found_by == "blob" and not math.isnan(self.angle_deg)
 
     def __post_init__(self) -> None:
         if self.kind not in self.KINDS:
@@ -660,11 +668,11 @@ def _bitten_blob_faces(cands: list[Candidate], blobs: list["_Blob"], token_r: fl
     1.86 radii apart, past the overlap bound; its hull adds 0.050 of a face
     at cosine 1.00 towards the other).
     """
-    flat = [c for c in cands if c.kind in ("disc", "faint", "outline")]
+    flat = [c for c in cands if c.kind in FLAT_KINDS]
     out = list(cands)
     face_px = math.pi * token_r ** 2
     for i, c in enumerate(out):
-        if c.kind != "disc" or c.found_by != "blob" or math.isnan(c.angle_deg):
+        if c.kind != "disc" or not c.whole_blob:
             continue
         near = [o for o in flat if o is not c and math.hypot(o.x - c.x, o.y - c.y) < BLOB_BITE_MAX_DIST_RADII * token_r]
         own = [b for b in blobs if b.x == c.x and b.y == c.y]
