@@ -40,7 +40,9 @@ def test_faint_face_overlapping_another_is_not_read(seed, monkeypatch):
     assert got.verdict == "uncertain", got.reason
     assert "one of them faint" in got.reason
     # the rule is what stops them then: without it they were a (wrong) outcome
+    # (with no edge fitted, the edge-measured bound sees the same centres)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
     assert read_frame(scene.image).verdict == "outcome"
 
 

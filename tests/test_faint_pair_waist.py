@@ -144,9 +144,15 @@ def test_faint_white_overlap_244792_is_not_an_outcome(monkeypatch):
 
 
 @pytest.mark.parametrize("seed", [204988, 205072])
-def test_touching_faint_pairs_still_read(seed):
-    """Right touching outcomes (640x480) whose two faint faces are 2.01 radii apart."""
+def test_touching_faint_pairs_pass_the_waist(seed, monkeypatch):
+    """Touching scenes (640x480) whose two faint faces are 2.01 radii apart:
+    their waist does not stop them.  Their edges put them under 2.0 radii,
+    so since the seventeenth round ``FAINT_PAIR_MIN_EDGE_DIST_RADII`` does (that rule's
+    cost); without it they are right outcomes."""
     scene = render_scene(seed, "touching", size=(640, 480))
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "by their edges" in got.reason, got.reason
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
 

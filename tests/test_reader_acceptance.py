@@ -39,11 +39,13 @@ def test_studio_renders_never_a_wrong_outcome(studio_dir):
     outcome_kinds = sum(stats[k]["right"] for k in ("outcome", "touching", "tilted"))
     other_kinds = sum(stats[k]["right"] for k in ("overlap", "upright", "offplate", "covered"))
     assert sum(stats[k]["n"] for k in stats) == 85
-    # measured 49/53 and 29/32 at the last change (deterministic): regression floors.
+    # measured 48/53 and 29/32 at the last change (deterministic): regression floors.
     # (50 before the faint-pair bound, reader.FAINT_PAIR_MIN_CENTRE_DIST_RADII,
     # which closes a wrong-outcome class and stops s1_024, a faint face 1.95
-    # radii from the one it touches)
-    assert outcome_kinds >= 49, dict(stats)
+    # radii from the one it touches; 49 before the same bound by edges,
+    # reader.FAINT_PAIR_MIN_EDGE_DIST_RADII, which closes another and stops
+    # s1_004, a faint face 1.98 radii from the one it touches by their edges)
+    assert outcome_kinds >= 48, dict(stats)
     assert other_kinds >= 29, dict(stats)
 
 

@@ -47,6 +47,7 @@ def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch, size_by_
     # faint-pair bound, which 12205 meets too) they were an outcome
     monkeypatch.setattr(reader, "UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII", reader.OVERLAP_MAX_CENTRE_DIST_RADII)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
     assert read_frame(scene.image).verdict == "outcome"
 
 

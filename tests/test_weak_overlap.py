@@ -98,6 +98,7 @@ def test_scene_is_not_read(seed, size, rule, monkeypatch):
     # tests/test_face_centre.py), the wrong outcome of four
     monkeypatch.setattr(tokens, rule, lambda *a, **k: False)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
+    monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
     monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)
     off = read_frame(scene.image)
     assert off.verdict == "outcome" and off.red == 3

@@ -94,6 +94,16 @@ UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.3
 #: beside another is found 1.8-2.0 apart too): 10 of 3,000 natural scenes
 #: at 640x480 (155000-157999), all touching.
 FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
+#: ... and the same two faces need their centres by their edges
+#: (:func:`_edge_centres`) this many token radii apart too.  A faint face's
+#: centroid can lie past the bound above while its edge puts it nearer: a
+#: face partly under a token leaning on it (offsets 1.72-1.74 true radii) was
+#: found 2.01-2.15 radii from it by centroids and 1.81-1.90 by edges, and read
+#: as touching (fresh leaning overlaps 611243, 800147 and 812970 at 640x480,
+#: 810432 in a natural mix at 640x480): wrong outcomes.  Touching pairs' edges
+#: measure 0.08-0.12 radii nearer than their centroids (:func:`_edge_centres`),
+#: so this costs right touching outcomes; measured in README (#3, seventeenth round).
+FAINT_PAIR_MIN_EDGE_DIST_RADII = 2.0
 #: A face not found as a blob, or a half of a split blob, is fitted by its
 #: edge (:mod:`vision.face_centre`, :func:`_edge_centres`) when another
 #: candidate's centre lies within this many token radii.  The
@@ -539,6 +549,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {faint_nearest:.2f} token radii apart, one of them faint (its centre "
                 f"less sure): check that they do not overlap", cands, faces, 0.5)
+    faint_by_edges = min((e for (_, faint), e in zip(pairs, by_edges) if faint), default=math.inf)
+    if faint_by_edges < FAINT_PAIR_MIN_EDGE_DIST_RADII:
+        return ("uncertain", f"two faces {faint_by_edges:.2f} token radii apart by their edges, one of them faint: "
+                f"check that they do not overlap", cands, faces, 0.5)
     joined = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r) for i, a in enumerate(flat)
               for b in flat[i + 1:] if a.found_by != "blob" and b.found_by != "blob"
               and math.hypot(a.x - b.x, a.y - b.y) < FAINT_PAIRS_JOINED_MAX_DIST_RADII * r]
