@@ -427,6 +427,54 @@ def _white_spread(readings: list[FaceReading | None],
     return float(min(max(own) - min(own), max(rel) - min(rel)))
 
 
+#: The least red face read red must lie this many widths of the undecided
+#: a* band (``red_min_delta_a - white_max_delta_a``) above the most red face
+#: read white in the same frame (:func:`colours_apart`).
+COLOUR_GAP_MIN_BANDS = 1.0
+
+
+def colours_apart(readings: list[FaceReading | None], rule: FaceRule = DEFAULT_FACE_RULE) -> tuple[bool, float]:
+    """Whether the faces read red and those read white in one frame are set apart in a*.
+
+    One light and one exposure light every face of a frame, so a frame's red
+    faces and its white faces differ in a* by more than either colour's faces
+    differ among themselves.  When the least red face read red is nearer the
+    most red face read white than the width of the undecided band between the
+    two colours (``rule.red_min_delta_a - rule.white_max_delta_a``), the faces
+    do not fall into two colours: one colour may lie across the boundary.
+    Four dusty dark reds under 6,900 K light on a pale-blue plate (fresh
+    forced touching scene 823778, 640x480) measured a* 12, 14, 17 and 19
+    above the plate and were read as two whites and two reds: a wrong
+    outcome, 3 apart.  Right outcomes with both colours measured at least
+    10.5 apart (1,956 frames of fresh forced four flat tokens, 840000-842999
+    at 640x480 and 843000-844899 at 1280x720; the nearest were dark reds).
+
+    Parameters
+    ----------
+    readings : list of FaceReading or None
+        The frame's face readings (None entries are skipped).
+    rule : FaceRule
+        The colour thresholds the faces were read with.
+
+    Returns
+    -------
+    apart : bool
+        False when some face reads red and some white, and the smallest
+        ``delta_a`` of a red is less than ``COLOUR_GAP_MIN_BANDS`` band widths
+        above the largest ``delta_a`` of a white.
+    gap : float
+        That difference, Lab units (inf without both colours).
+    """
+    if not isinstance(rule, FaceRule):
+        raise TypeError(f"rule: expected a FaceRule, got {type(rule).__name__}")
+    reds = [f.delta_a for f in readings if f is not None and f.face == "red"]
+    whites = [f.delta_a for f in readings if f is not None and f.face == "white"]
+    if not reds or not whites:
+        return True, math.inf
+    gap = float(min(reds) - max(whites))
+    return gap >= COLOUR_GAP_MIN_BANDS * (rule.red_min_delta_a - rule.white_max_delta_a), gap
+
+
 #: White faces in one frame are alike in lightness too: when the faces read
 #: white spread in L* by more than this, both as measured and relative to the
 #: plate under each (Lab units), one of them is in a shadow or is one.  True

@@ -28,7 +28,7 @@ from .exposure import SATURATED_MIN_LEVEL, saturated_room
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
-                    face_split, alike_in_frame, whites_alike, whites_alike_in_lightness)
+                    face_split, alike_in_frame, colours_apart, whites_alike, whites_alike_in_lightness)
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
@@ -536,6 +536,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"a faint white face {-min(shadowy):.0f} L darker than the plate and colourless: a "
                 f"shadow (of a token on edge?) or a grey face, check by hand", cands, faces, 0.5)
     margins = [f for f in faces if f is not None]
+    apart, gap = colours_apart(margins, face_rule)
+    if not apart:
+        return ("uncertain", f"the faces read red and white are only {gap:.1f} a* apart (the least red red against "
+                f"the most red white): one colour may lie across the boundary, check by hand", cands, faces, 0.5)
     alike, spread = whites_alike(margins)
     if not alike:
         return ("uncertain", f"the white faces differ in colour (a* spread {spread:.1f}): a washed-out red "
