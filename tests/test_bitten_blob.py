@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from vision import tokens
+from vision.reader import read_frame
+from vision.synth import render_scene
 from vision.tokens import Candidate, _bite, _bitten_blob_faces, _cosine
 
 R = 20.0  # token radius, canonical pixels
@@ -106,3 +108,20 @@ def test_faces_not_bitten_towards_a_close_face_are_left(case):
 
 def test_no_candidates_is_an_empty_list():
     assert _bitten_blob_faces([], [], R) == []
+
+
+def test_a_small_bite_far_off_centre_is_a_bite(monkeypatch):
+    """Real pixels: fresh leaning overlap 857360 at 640x480, a white face 8 %
+    under a red one leaning on it, their blobs whole and 1.88 radii apart
+    (past the overlap bound).  The white's hull adds only 0.032 of a face
+    (under the area bound of the first version, 0.04), but 0.41 radii off
+    its centre towards the red (moment 0.013, over ``BLOB_BITE_MIN_MOMENT``):
+    partly under it, so a rearrange.  With the first version's bounds, the
+    wrong outcome of four flat tokens (3 red, the up-faces' own count)."""
+    scene = render_scene(857360, "overlap", size=(640, 480), conditions={"overlap_style": "leaning"})
+    assert scene.label["verdict"] == "rearrange"
+    got = read_frame(scene.image)
+    assert got.verdict == "rearrange", got.reason
+    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_AREA", 0.04)
+    off = read_frame(scene.image)
+    assert (off.verdict, off.red) == ("outcome", 3), off.reason

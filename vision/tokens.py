@@ -361,10 +361,17 @@ FLAT_KINDS = ("disc", "faint", "outline")
 #: towards that face (cosine at least ``BLOB_BITE_MIN_COSINE``), is partly
 #: under it (:func:`_bitten_blob_faces`).  A whole face's ragged edge adds
 #: 0.03-0.07 of a face at 8-20 px radii, but all round it: centred within
-#: 0.07 radii of it.
+#: 0.07 radii of it.  The added part's first moment about the face's centre
+#: (its area in faces times its offset in radii) must also be at least
+#: ``BLOB_BITE_MIN_MOMENT``: a whole face's ragged edge has one under 0.005,
+#: a bite of 0.04 of a face centred 0.25 radii off has 0.01, and so does a
+#: smaller bite further off (fresh leaning overlap 857360 at 640x480: a white
+#: face 8 % under a red one, 1.88 radii apart, added 0.032 of a face 0.41
+#: radii off towards it, moment 0.013, and was read as touching).
 BLOB_BITE_MAX_DIST_RADII = 1.95
-BLOB_BITE_MIN_AREA = 0.04
+BLOB_BITE_MIN_AREA = 0.025
 BLOB_BITE_MIN_OFFSET_RADII = 0.25
+BLOB_BITE_MIN_MOMENT = 0.01
 BLOB_BITE_MIN_COSINE = 0.9
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
@@ -660,7 +667,8 @@ def _bitten_blob_faces(cands: list[Candidate], blobs: list["_Blob"], token_r: fl
     A face measured whole as one blob (``disc``, with its own angle) within
     ``BLOB_BITE_MAX_DIST_RADII`` of another face, whose convex hull adds at
     least ``BLOB_BITE_MIN_AREA`` of a face with the added part's centroid at
-    least ``BLOB_BITE_MIN_OFFSET_RADII`` off its centre, towards that face
+    least ``BLOB_BITE_MIN_OFFSET_RADII`` off its centre (the two multiplied at
+    least ``BLOB_BITE_MIN_MOMENT``), towards that face
     (cosine at least ``BLOB_BITE_MIN_COSINE``), has the other face's edge
     across it.  Touching faces meet at a point; a token
     leaning on another hides a lens of it (fresh leaning overlap 720196 at
@@ -679,7 +687,9 @@ def _bitten_blob_faces(cands: list[Candidate], blobs: list["_Blob"], token_r: fl
         if not near or len(own) != 1:
             continue
         area, offset = _bite(own[0].mask, c.x, c.y)
-        if (area >= BLOB_BITE_MIN_AREA * face_px and math.hypot(*offset) >= BLOB_BITE_MIN_OFFSET_RADII * token_r
+        share, off_radii = area / face_px, math.hypot(*offset) / token_r
+        if (share >= BLOB_BITE_MIN_AREA and off_radii >= BLOB_BITE_MIN_OFFSET_RADII
+                and share * off_radii >= BLOB_BITE_MIN_MOMENT
                 and any(_cosine(offset, (o.x - c.x, o.y - c.y)) >= BLOB_BITE_MIN_COSINE for o in near)):
             out[i] = replace(c, kind="partial")
     return out
