@@ -125,3 +125,7 @@ def test_a_small_bite_far_off_centre_is_a_bite(monkeypatch):
     monkeypatch.setattr(tokens, "BLOB_BITE_MIN_AREA", 0.04)
     off = read_frame(scene.image)
     assert (off.verdict, off.red) == ("outcome", 3), off.reason
+    # and the moment bound is what lets it count: its moment, 0.013, under a bound of 0.02
+    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_AREA", 0.025)
+    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_MOMENT", 0.02)
+    assert read_frame(scene.image).verdict == "outcome"

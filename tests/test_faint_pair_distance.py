@@ -39,6 +39,7 @@ def test_faint_face_overlapping_another_is_not_read(seed, monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
     assert "one of them faint" in got.reason
+    assert "by their edges" not in got.reason  # the bound by centroids, not the one by edges
     # the rule is what stops them then: without it they were a (wrong) outcome
     # (with no edge fitted, the edge-measured bound sees the same centres)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)

@@ -97,12 +97,17 @@ FAINT_PAIR_MIN_CENTRE_DIST_RADII = 2.0
 #: ... and the same two faces need their centres by their edges
 #: (:func:`_edge_centres`) this many token radii apart too.  A faint face's
 #: centroid can lie past the bound above while its edge puts it nearer: a
-#: face partly under a token leaning on it (offsets 1.72-1.74 true radii) was
-#: found 2.01-2.15 radii from it by centroids and 1.81-1.90 by edges, and read
-#: as touching (fresh leaning overlaps 611243, 800147 and 812970 at 640x480,
-#: 810432 in a natural mix at 640x480): wrong outcomes.  Touching pairs' edges
-#: measure 0.08-0.12 radii nearer than their centroids (:func:`_edge_centres`),
-#: so this costs right touching outcomes; measured in README (#3, seventeenth round).
+#: face partly under a token leaning on its outer quarter (offsets 1.70-1.75
+#: true radii) was found 2.0-2.3 radii from it by centroids and 1.81-1.91 by
+#: edges, and read as touching (fresh leaning overlaps 611243, 800147 and
+#: 812970 at 640x480, 817058, 818824 and 819000 at 1280x720; 810432 in a
+#: natural mix at 640x480): wrong outcomes.  A faint face touching another
+#: is found off its centre too, and its edge mostly puts it nearer (median
+#: 0.1 radii, -0.25 to +0.38, on 286 faint pairs of right touching outcomes,
+#: 806000-807999 at 640x480 and 816000-816999 at 1280x720), so this costs
+#: right touching outcomes: 46 of 340 forced ones at
+#: 640x480, 28 of 241 at 1280x720, 8 of 3,000 natural scenes (README, #3,
+#: seventeenth round).
 FAINT_PAIR_MIN_EDGE_DIST_RADII = 2.0
 #: A face not found as a blob, or a half of a split blob, is fitted by its
 #: edge (:mod:`vision.face_centre`, :func:`_edge_centres`) when another
@@ -536,8 +541,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"a faint white face {-min(shadowy):.0f} L darker than the plate and colourless: a "
                 f"shadow (of a token on edge?) or a grey face, check by hand", cands, faces, 0.5)
     margins = [f for f in faces if f is not None]
-    apart, gap = colours_apart(margins, face_rule)
-    if not apart:
+    colours_ok, gap = colours_apart(margins, face_rule)
+    if not colours_ok:
         return ("uncertain", f"the faces read red and white are only {gap:.1f} a* apart (the least red red against "
                 f"the most red white): one colour may lie across the boundary, check by hand", cands, faces, 0.5)
     alike, spread = whites_alike(margins)

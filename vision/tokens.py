@@ -367,7 +367,9 @@ FLAT_KINDS = ("disc", "faint", "outline")
 #: a bite of 0.04 of a face centred 0.25 radii off has 0.01, and so does a
 #: smaller bite further off (fresh leaning overlap 857360 at 640x480: a white
 #: face 8 % under a red one, 1.88 radii apart, added 0.032 of a face 0.41
-#: radii off towards it, moment 0.013, and was read as touching).
+#: radii off towards it, moment 0.013, and was read as touching).  The area
+#: floor lies under a whole face's ragged edge: whole faces are kept out by
+#: the offset and moment bounds, not by it.
 BLOB_BITE_MAX_DIST_RADII = 1.95
 BLOB_BITE_MIN_AREA = 0.025
 BLOB_BITE_MIN_OFFSET_RADII = 0.25
