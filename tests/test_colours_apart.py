@@ -83,3 +83,31 @@ def test_dark_reds_across_the_boundary_are_not_read(monkeypatch):
     monkeypatch.setattr(faces, "COLOUR_GAP_MIN_BANDS", -1000.0)
     off = read_frame(scene.image)
     assert (off.verdict, off.red) == ("outcome", 2), off.reason
+
+
+def test_reader_uses_the_profiles_band(monkeypatch):
+    """decide measures the gap against the face rule the faces were read
+    with: a profile's own rule, not the default."""
+    from vision import reader
+    from vision.reader import ReaderSettings
+
+    rule = FaceRule(red_min_delta_a=20.0, white_max_delta_a=10.0)
+
+    class Profile:  # the two methods read_frame asks of a profile
+        def reader_settings(self):
+            return ReaderSettings(face_rule=rule)
+
+        def check_plate(self, ellipse):
+            return None
+
+    seen = []
+
+    def spy(readings, face_rule=DEFAULT_FACE_RULE):
+        seen.append(face_rule)
+        return colours_apart(readings, face_rule)
+
+    monkeypatch.setattr(reader, "colours_apart", spy)
+    scene = render_scene(840004, "outcome", size=(640, 480))  # three clear reds and a white
+    assert read_frame(scene.image, profile=Profile()).verdict == "outcome"
+    assert read_frame(scene.image).verdict == "outcome"
+    assert seen == [rule, DEFAULT_FACE_RULE]
