@@ -621,13 +621,39 @@ def _bitten_by_neighbour(b: "_Blob", find: Candidate, cands: list[Candidate], to
             and math.hypot(c.x - find.x, c.y - find.y) <= BITTEN_MAX_DIST_RADII * token_r]
     if not near:
         return False
-    area, (bx, by) = _bite(b.mask, find.x, find.y)
-    if area < BITE_MIN_AREA * math.pi * token_r ** 2:
-        return False
-    offset = math.hypot(bx, by)
-    if offset < BITE_MIN_OFFSET_RADII * token_r:
-        return False
-    return any(_cosine((bx, by), (c.x - find.x, c.y - find.y)) >= BITE_MIN_COSINE for c in near)
+    return _bitten_towards(b.mask, find.x, find.y, [(c.x, c.y) for c in near], token_r,
+                           min_area=BITE_MIN_AREA, min_offset_radii=BITE_MIN_OFFSET_RADII, min_cosine=BITE_MIN_COSINE)
+
+
+def _bitten_towards(mask: np.ndarray, x: float, y: float, near: list[tuple[float, float]], token_r: float, *,
+                    min_area: float, min_offset_radii: float, min_cosine: float, min_moment: float = 0.0) -> bool:
+    """Whether a region is bitten towards one of the points ``near``.
+
+    The part the region's convex hull adds (:func:`_bite`) must be at least
+    ``min_area`` faces, its centroid at least ``min_offset_radii`` token radii
+    off (x, y), the two multiplied at least ``min_moment`` (faces times
+    radii), and the direction of that centroid within the angle whose cosine
+    is ``min_cosine`` of the direction to some point of ``near``.
+
+    Parameters
+    ----------
+    mask : ndarray, bool, (S, S)
+        The region (non-empty).
+    x, y : float
+        The face's centre as found, canonical pixels.
+    near : list of (float, float)
+        The neighbours' centres, canonical pixels.
+    token_r : float
+        Token radius, canonical pixels (> 0).
+    min_area, min_offset_radii, min_cosine, min_moment : float
+        The bounds above.
+    """
+    face_px = math.pi * token_r ** 2
+    area, offset = _bite(mask, x, y)
+    off_px = math.hypot(*offset)
+    return (area >= min_area * face_px and off_px >= min_offset_radii * token_r
+            and area * off_px >= min_moment * face_px * token_r
+            and any(_cosine(offset, (nx - x, ny - y)) >= min_cosine for nx, ny in near))
 
 
 def _bite(mask: np.ndarray, x: float, y: float) -> tuple[float, tuple[float, float]]:
@@ -680,19 +706,17 @@ def _bitten_blob_faces(cands: list[Candidate], blobs: list["_Blob"], token_r: fl
     """
     flat = [c for c in cands if c.kind in FLAT_KINDS]
     out = list(cands)
-    face_px = math.pi * token_r ** 2
     for i, c in enumerate(out):
         if c.kind != "disc" or not c.whole_blob:
             continue
-        near = [o for o in flat if o is not c and math.hypot(o.x - c.x, o.y - c.y) < BLOB_BITE_MAX_DIST_RADII * token_r]
+        near = [(o.x, o.y) for o in flat
+                if o is not c and math.hypot(o.x - c.x, o.y - c.y) < BLOB_BITE_MAX_DIST_RADII * token_r]
         own = [b for b in blobs if b.x == c.x and b.y == c.y]
         if not near or len(own) != 1:
             continue
-        area, offset = _bite(own[0].mask, c.x, c.y)
-        share, off_radii = area / face_px, math.hypot(*offset) / token_r
-        if (share >= BLOB_BITE_MIN_AREA and off_radii >= BLOB_BITE_MIN_OFFSET_RADII
-                and share * off_radii >= BLOB_BITE_MIN_MOMENT
-                and any(_cosine(offset, (o.x - c.x, o.y - c.y)) >= BLOB_BITE_MIN_COSINE for o in near)):
+        if _bitten_towards(own[0].mask, c.x, c.y, near, token_r, min_area=BLOB_BITE_MIN_AREA,
+                           min_offset_radii=BLOB_BITE_MIN_OFFSET_RADII, min_cosine=BLOB_BITE_MIN_COSINE,
+                           min_moment=BLOB_BITE_MIN_MOMENT):
             out[i] = replace(c, kind="partial")
     return out
 
