@@ -43,9 +43,13 @@ try:  # faint faces' regions and the token radius from them (the tenth round mov
     from vision import faint_faces  # noqa: E402
 except ImportError:  # pragma: no cover
     faint_faces = None
+try:  # the outline-face search (moved out of vision.tokens: it calls outline_support and _peaks from there)
+    from vision import outline_faces  # noqa: E402
+except ImportError:  # pragma: no cover
+    outline_faces = None
 #: Modules whose references to a timed function are all replaced by its timer,
 #: so calls between the stages' modules are counted too.
-MODULES = tuple(m for m in (reader, tokens, discs, outline, faint_faces) if m is not None)
+MODULES = tuple(m for m in (reader, tokens, discs, outline, faint_faces, outline_faces) if m is not None)
 
 #: (module, function name) pairs timed, in the order printed.
 STAGES = ((reader, "read_frame"), (reader, "find_plate"), (reader, "make_canonical_view"),

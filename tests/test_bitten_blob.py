@@ -1,4 +1,4 @@
-"""vision.tokens: a clear blob face bitten towards a face close beside it is
+"""vision.bites: a clear blob face bitten towards a face close beside it is
 partly under that face (``_bite``, ``_bitten_blob_faces``), on drawn masks of
 known geometry."""
 from __future__ import annotations
@@ -9,10 +9,11 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import bites, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
-from vision.tokens import Candidate, _bite, _bitten_blob_faces, _cosine
+from vision.bites import _bite, _bitten_blob_faces, _cosine
+from vision.tokens import FLAT_KINDS, Candidate
 
 R = 20.0  # token radius, canonical pixels
 SIZE = 160
@@ -56,7 +57,7 @@ def test_bite_of_a_whole_disc_is_its_ragged_edge_all_round(r, most):
     the disc, but centred on it (within 0.1 radii), so never towards a side."""
     area, (dx, dy) = _bite(_disc(80.3, 80.6, r), 80.3, 80.6)
     assert 0.0 < area / (math.pi * r * r) <= most
-    assert math.hypot(dx, dy) < 0.1 * r < tokens.BLOB_BITE_MIN_OFFSET_RADII * r
+    assert math.hypot(dx, dy) < 0.1 * r < bites.BLOB_BITE_MIN_OFFSET_RADII * r
 
 
 def test_cosine_known_values_and_zero_vectors():
@@ -70,7 +71,7 @@ def test_a_blob_face_bitten_towards_a_close_face_is_partial():
     a, b = (60.0, 80.0), (60.0 + 1.5 * R, 80.0)
     blob, face = _blob_face(_disc(*a) & ~_disc(*b))
     other = _neighbour(*b)
-    got = _bitten_blob_faces([face, other], [blob], R)
+    got = _bitten_blob_faces([face, other], [blob], R, FLAT_KINDS)
     assert [c.kind for c in got] == ["partial", "disc"]
     assert got[0].x == face.x and got[1] is other
 
@@ -90,7 +91,7 @@ def test_faces_not_bitten_towards_a_close_face_are_left(case):
         # its ragged edge is more than the area bound; the neighbour is put
         # straight towards that edge's small offset, so only the offset bound leaves it
         area, (dx, dy) = _bite(mask, face.x, face.y)
-        assert area >= tokens.BLOB_BITE_MIN_AREA * math.pi * token_r ** 2 and math.hypot(dx, dy) > 0
+        assert area >= bites.BLOB_BITE_MIN_AREA * math.pi * token_r ** 2 and math.hypot(dx, dy) > 0
         toward = (face.x + 1.9 * token_r * dx / math.hypot(dx, dy), face.y + 1.9 * token_r * dy / math.hypot(dx, dy))
     others = {"whole": [_neighbour(a[0] + 1.9 * R, a[1])],
               "small whole": [_neighbour(*toward)] if case == "small whole" else [],
@@ -103,11 +104,11 @@ def test_faces_not_bitten_towards_a_close_face_are_left(case):
         face = Candidate(face.x, face.y, R, "disc", face.area_px, 1.0, 0.95, 40.0, found_by="blob")
     blobs = [] if case == "no own blob" else [blob]
     cands = [face] + others
-    assert _bitten_blob_faces(cands, blobs, token_r) == cands
+    assert _bitten_blob_faces(cands, blobs, token_r, FLAT_KINDS) == cands
 
 
 def test_no_candidates_is_an_empty_list():
-    assert _bitten_blob_faces([], [], R) == []
+    assert _bitten_blob_faces([], [], R, FLAT_KINDS) == []
 
 
 def test_a_small_bite_far_off_centre_is_a_bite(monkeypatch):
@@ -122,10 +123,10 @@ def test_a_small_bite_far_off_centre_is_a_bite(monkeypatch):
     assert scene.label["verdict"] == "rearrange"
     got = read_frame(scene.image)
     assert got.verdict == "rearrange", got.reason
-    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_AREA", 0.04)
+    monkeypatch.setattr(bites, "BLOB_BITE_MIN_AREA", 0.04)
     off = read_frame(scene.image)
     assert (off.verdict, off.red) == ("outcome", 3), off.reason
     # and the moment bound is what lets it count: its moment, 0.013, under a bound of 0.02
-    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_AREA", 0.025)
-    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_MOMENT", 0.02)
+    monkeypatch.setattr(bites, "BLOB_BITE_MIN_AREA", 0.025)
+    monkeypatch.setattr(bites, "BLOB_BITE_MIN_MOMENT", 0.02)
     assert read_frame(scene.image).verdict == "outcome"

@@ -233,12 +233,12 @@ def test_a_white_face_under_a_leaning_white_is_not_an_outcome(monkeypatch):
     each keeps its centroid, 1.857 radii apart, past the overlap bound; the
     lower face's blob is bitten towards the upper one (its hull adds 0.050 of
     a face, 0.32 radii off its centre, at cosine 1.00), so it is partly under
-    it (``tokens._bitten_blob_faces``).  Without that rule: four flat tokens
+    it (``bites._bitten_blob_faces``).  Without that rule: four flat tokens
     with the right red count, a wrong outcome."""
-    from vision import tokens
+    from vision import bites
 
     scene = _leaning_720196()
     reading = read_frame(scene.image)
     assert reading.verdict == "rearrange", reading.reason
-    monkeypatch.setattr(tokens, "BLOB_BITE_MIN_AREA", math.inf)  # no blob face taken for bitten
+    monkeypatch.setattr(bites, "BLOB_BITE_MIN_AREA", math.inf)  # no blob face taken for bitten
     assert read_frame(scene.image).verdict == "outcome"

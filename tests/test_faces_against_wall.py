@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from test_faces_by_the_wall import CENTRE, INNER, R, S, faces_at, view_with
-from vision import exposure, reader, tokens
+from vision import exposure, outline_faces, reader, tokens
 from vision.canonical import CanonicalView, _radius_grid
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -53,7 +53,7 @@ def _usual_suspect_floors(monkeypatch):
     red blob, has them anyway).  The faint-circle outline rule is off for the
     same reason: the constructed faint face's outline is a whole, noise-free
     circle, which that rule reports first (see test_faint_circle.py)."""
-    monkeypatch.setattr(tokens, "FAINT_CIRCLE_MIN_Z_FACTOR", math.inf)
+    monkeypatch.setattr(outline_faces, "FAINT_CIRCLE_MIN_Z_FACTOR", math.inf)
     monkeypatch.setattr(tokens, "SUSPECT_MIN_CONTRAST_ALL_FAINT", tokens.SUSPECT_MIN_CONTRAST)
     monkeypatch.setattr(tokens, "SUSPECT_REL_CONTRAST_ALL_FAINT", tokens.SUSPECT_REL_CONTRAST)
 

@@ -18,7 +18,7 @@ import math
 
 import pytest
 
-from vision import reader, tokens
+from vision import outline_faces, reader
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -31,7 +31,7 @@ def test_fifth_faint_face_stops_the_outcome(seed, size, monkeypatch):
     assert got.verdict == "uncertain", got.reason
     assert "more disc-like evidence" in got.reason
     # the rule is what stops it: without it, the wrong outcome of four
-    monkeypatch.setattr(tokens, "FAINT_CIRCLE_MIN_Z_FACTOR", math.inf)
+    monkeypatch.setattr(outline_faces, "FAINT_CIRCLE_MIN_Z_FACTOR", math.inf)
     # (both plates are also over-exposed, which stops them too: that rule off here)
     monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", math.inf)
     assert read_frame(scene.image).verdict == "outcome"

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from vision import exposure, reader, tokens
+from vision import exposure, outline_faces, reader
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
 from vision.reader import ReaderSettings, read_frame
@@ -52,7 +52,7 @@ def test_the_faint_circle_is_a_suspect():
              and t["evenness"] >= rule.min_evenness]
     assert len(counted) == 2 and len(faint) == 1
     x, y = faint[0]["x"], faint[0]["y"]
-    assert faint[0]["contrast_l"] >= tokens.OUTLINE_REL_ARC_CONTRAST * min(c.contrast for c in counted)
+    assert faint[0]["contrast_l"] >= outline_faces.OUTLINE_REL_ARC_CONTRAST * min(c.contrast for c in counted)
     assert any(math.hypot(sx - x, sy - y) < 1.0 for sx, sy, _ in search.suspects)
 
 
@@ -67,7 +67,7 @@ def test_five_tokens_with_a_faint_white_are_not_an_outcome(monkeypatch):
     assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason
     # without the relative floor letting it through, the faint circle is dropped
     # and the frame reads as four tokens: the wrong outcome this rule stops
-    monkeypatch.setattr(tokens, "OUTLINE_REL_ARC_CONTRAST", 10.0)
+    monkeypatch.setattr(outline_faces, "OUTLINE_REL_ARC_CONTRAST", 10.0)
     assert read_frame(scene.image).verdict == "outcome"
 
 
@@ -80,7 +80,7 @@ def test_a_pale_face_dark_on_its_shadow_side_only_stops_an_outcome(monkeypatch):
     assert scene.label["kind"] == "five_tokens"
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason
-    monkeypatch.setattr(tokens, "OUTLINE_SHADOW_SUSPECT_MIN_SECTORS", 12)  # the former bound
+    monkeypatch.setattr(outline_faces, "OUTLINE_SHADOW_SUSPECT_MIN_SECTORS", 12)  # the former bound
     # (the plate is also over-exposed, which stops it too: that rule off here)
     monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", math.inf)
     assert read_frame(scene.image).verdict == "outcome"

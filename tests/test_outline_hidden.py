@@ -29,7 +29,8 @@ from vision import outline
 from vision.io import load_image
 from vision.outline import OUTLINE_MAX_UNMEASURED_SECTORS, OUTLINE_SECTORS, outline_support
 from vision.reader import read_frame
-from vision.tokens import DEFAULT_OUTLINE_RULE, _closed_outline
+from vision.outline import DEFAULT_OUTLINE_RULE
+from vision.outline_faces import _closed_outline
 
 S = 160
 R = 15.0

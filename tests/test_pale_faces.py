@@ -3,9 +3,9 @@
 A white token on a white plate lit from one side shows a dark shadow arc on
 one side and a pale rim on the other: its outline is closed but uneven.  The
 token search counts such an outline when the face inside it differs from the
-plate all round (``tokens.OUTLINE_FACED_MIN_SECTORS``), and reports a strong
+plate all round (``outline_faces.OUTLINE_FACED_MIN_SECTORS``), and reports a strong
 open arc as a suspect once pale faces are counted by their outlines
-(``tokens.OUTLINE_REL_ARC_CONTRAST``).
+(``outline_faces.OUTLINE_REL_ARC_CONTRAST``).
 
 Checklist: known values on painted frames (counted with a face, not counted
 without one, a fifth arc stops the outcome), real pixels (bundled studio
@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.outline_faces as outline_faces
 import vision.tokens as tokens
 from vision.io import load_image
 from vision.reader import read_frame
@@ -61,7 +62,7 @@ def test_uneven_outline_with_a_pale_face_is_counted():
 def test_uneven_outline_alone_is_not_enough(monkeypatch):
     # the same frame without the face test: the shadow makes the outlines too
     # uneven for the outline rule, and the frame is not read
-    monkeypatch.setattr(tokens, "OUTLINE_FACED_MIN_SECTORS", tokens.OUTLINE_SECTORS + 1)
+    monkeypatch.setattr(outline_faces, "OUTLINE_FACED_MIN_SECTORS", tokens.OUTLINE_SECTORS + 1)
     assert read_frame(side_lit_scene()).verdict != "outcome"
 
 
@@ -84,7 +85,7 @@ def test_a_fifth_pale_token_seen_only_by_its_arc_stops_the_outcome():
 def test_the_open_arc_rule_is_what_stops_it(monkeypatch):
     # without the open-arc suspect rule the same frame reads as four tokens:
     # the rule, not chance, stops the outcome above
-    monkeypatch.setattr(tokens, "OUTLINE_REL_ARC_CONTRAST", math.inf)
+    monkeypatch.setattr(outline_faces, "OUTLINE_REL_ARC_CONTRAST", math.inf)
     reading = read_frame(side_lit_scene(n_white=4, arc_only=(3,)))
     assert reading.verdict == "outcome" and (reading.red, reading.white) == (1, 3)
 

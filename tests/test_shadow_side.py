@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import outline, reader, tokens
+from vision import outline, outline_faces, reader
 from vision.outline import outline_support, shadow_side_contrast
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -79,7 +79,7 @@ def test_scene_28115_is_not_read_as_four(monkeypatch):
     assert got.verdict == "uncertain", got.reason
     assert "more disc-like evidence" in got.reason
     # the rule is what stops it: without it, the wrong outcome of four
-    monkeypatch.setattr(tokens, "shadow_side_contrast", lambda *a, **k: 0.0)
+    monkeypatch.setattr(outline_faces, "shadow_side_contrast", lambda *a, **k: 0.0)
     # (the plate is also over-exposed, which stops it too: that rule off here)
     monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", math.inf)
     assert read_frame(scene.image).verdict == "outcome"

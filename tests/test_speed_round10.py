@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import canonical, outline, plate, tokens
+from vision import canonical, outline, outline_faces, plate
 from vision import shading as S
 from vision.canonical import CanonicalView, make_canonical_view
 from vision.io import load_image
@@ -251,13 +251,13 @@ def ref_best_outline_z(lightness, region, token_r):
 def outline_inputs(studio_dir):
     """The (lightness, region, radii) the outline search of ``read_frame`` gives ``best_outline_z``."""
     got = []
-    real = tokens.best_outline_z
+    real = outline_faces.best_outline_z
 
     def recording(lightness, region, radii_px):
         got.append((lightness.copy(), region.copy(), radii_px))
         return real(lightness, region, radii_px)
     mp = pytest.MonkeyPatch()
-    mp.setattr(tokens, "best_outline_z", recording)
+    mp.setattr(outline_faces, "best_outline_z", recording)
     try:
         for f in _frames(studio_dir):
             read_frame(f)

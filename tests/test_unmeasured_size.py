@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision import exposure, reader, tokens
+from vision import exposure, outline_faces, reader
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -31,7 +31,7 @@ def test_close_faces_of_unmeasured_size_are_not_read(seed, monkeypatch, size_by_
     # (12205's whites are at the ceiling in red, which stops the outcome too: that rule off here)
     # the darker-half outline rule also stops 12298 (a suspect, checked
     # first): set aside here to show this rule on its own
-    monkeypatch.setattr(tokens, "shadow_side_contrast", lambda *a, **k: 0.0)
+    monkeypatch.setattr(outline_faces, "shadow_side_contrast", lambda *a, **k: 0.0)
     scene = render_scene(seed, conditions=RAISED)
     assert scene.label["verdict"] == "rearrange"
     # (sized by the faint faces since the tenth round, 12298's overlap reads as one face: reshake)

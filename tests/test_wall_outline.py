@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from vision import exposure, reader, tokens
+from vision import exposure, outline_faces, reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -28,7 +28,7 @@ def test_wall_streaks_are_not_a_fourth_face(seed, monkeypatch):
     assert got.verdict != "outcome", got.reason
     assert "outline" not in got.details["candidates"]
     # the rule is what stops it: without it, the wrong outcome of four
-    monkeypatch.setattr(tokens, "WALL_OUTLINE_CONTRAST_FACTOR", 0.0)
+    monkeypatch.setattr(outline_faces, "WALL_OUTLINE_CONTRAST_FACTOR", 0.0)
     # (43907's streaks also leave a suppressed disc-filter peak that the second
     # look for suspects finds: that look off here)
     monkeypatch.setattr(tokens, "_suppressed_peaks", lambda *a, **k: [])

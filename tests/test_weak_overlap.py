@@ -17,7 +17,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import blobshape, reader, tokens
+from vision import bites, blobshape, reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.blobshape import is_overlap_pair, split_pair
@@ -96,7 +96,7 @@ def test_scene_is_not_read(seed, size, rule, monkeypatch):
     # without the rule (and the later faint-pair bound, which stops
     # 130867 too, and the faint faces' edges, which stop both:
     # tests/test_face_centre.py), the wrong outcome of four
-    monkeypatch.setattr(tokens, rule, lambda *a, **k: False)
+    monkeypatch.setattr(bites, rule, lambda *a, **k: False)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_CENTRE_DIST_RADII", 0.0)
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
     monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)
@@ -120,7 +120,7 @@ def test_two_finds_in_one_overlap_blob_become_one_overlap():
     region = _discs((90.0, 100.0), (90.0 + 1.5 * R, 100.0))
     blob = _weak_blob(region)
     other = _faint(30.0, 30.0)
-    got = tokens._weak_overlaps([_faint(85.0, 100.0), _faint(120.0, 100.0), other], [blob], R)
+    got = bites._weak_overlaps([_faint(85.0, 100.0), _faint(120.0, 100.0), other], [blob], R)
     assert len(got) == 2 and other in got
     (ov,) = [c for c in got if c is not other]
     assert ov.kind == "overlap" and ov.area_px == blob.area and (ov.x, ov.y) == (blob.x, blob.y)
@@ -129,11 +129,11 @@ def test_two_finds_in_one_overlap_blob_become_one_overlap():
 def test_one_find_or_a_touching_blob_is_left_alone():
     region = _discs((90.0, 100.0), (90.0 + 1.5 * R, 100.0))
     one = [_faint(100.0, 100.0)]
-    assert tokens._weak_overlaps(one, [_weak_blob(region)], R) == one  # a bowl's highlight, a face and its shadow
+    assert bites._weak_overlaps(one, [_weak_blob(region)], R) == one  # a bowl's highlight, a face and its shadow
     touching = _discs((80.0, 100.0), (80.0 + 2.05 * R, 100.0))
     two = [_faint(80.0, 100.0), _faint(80.0 + 2.05 * R, 100.0)]
-    assert tokens._weak_overlaps(two, [_weak_blob(touching)], R) == two
-    assert tokens._weak_overlaps(two, [], R) == two
+    assert bites._weak_overlaps(two, [_weak_blob(touching)], R) == two
+    assert bites._weak_overlaps(two, [], R) == two
 
 
 # --- one pale face bitten by the face lying on it --------------------------------
@@ -149,21 +149,21 @@ def test_a_bitten_face_beside_its_neighbour_is_partly_hidden():
     assert blobshape.DISC_AREA_RANGE[0] <= blob.area / (math.pi * R * R) <= blobshape.DISC_AREA_RANGE[1]
     find = _faint(blob.x - 0.2 * R, 100.0)  # found off its centre, away from the neighbour
     top = _faint(100.0 + 1.5 * R + 0.1 * R, 100.0)
-    assert tokens._bitten_by_neighbour(blob, find, [find, top], R)
-    got = tokens._weak_overlaps([find, top], [blob], R)
+    assert bites._bitten_by_neighbour(blob, find, [find, top], R)
+    got = bites._weak_overlaps([find, top], [blob], R)
     assert [c.kind for c in got] == ["partial", "faint"] and (got[0].x, got[0].y) == (find.x, find.y)
 
 
 def test_a_whole_face_a_far_neighbour_or_a_bite_away_from_it_is_not():
     whole = _weak_blob(_discs((100.0, 100.0)))
     find = _faint(100.0, 100.0)
-    assert not tokens._bitten_by_neighbour(whole, find, [find, _faint(100.0 + 2.0 * R, 100.0)], R)
+    assert not bites._bitten_by_neighbour(whole, find, [find, _faint(100.0 + 2.0 * R, 100.0)], R)
     rng = np.random.default_rng(3)  # a ragged whole face: its hull adds pixels all round
     ragged = _discs((100.0, 100.0)) & (rng.random((S, S)) < 0.85)
     ragged = cv2.morphologyEx(ragged.astype(np.uint8), cv2.MORPH_OPEN, np.ones((2, 2), np.uint8)).astype(bool)
-    assert not tokens._bitten_by_neighbour(_weak_blob(ragged), find, [find, _faint(100.0 + 2.0 * R, 100.0)], R)
+    assert not bites._bitten_by_neighbour(_weak_blob(ragged), find, [find, _faint(100.0 + 2.0 * R, 100.0)], R)
     bitten = _weak_blob(_crescent(100.0, 100.0, 1.5 * R))
     find = _faint(bitten.x, 100.0)
-    assert not tokens._bitten_by_neighbour(bitten, find, [find, _faint(bitten.x + 2.5 * R, 100.0)], R)  # too far
-    assert not tokens._bitten_by_neighbour(bitten, find, [find, _faint(bitten.x - 2.0 * R, 100.0)], R)  # other side
-    assert not tokens._bitten_by_neighbour(bitten, find, [find], R)  # nobody on it
+    assert not bites._bitten_by_neighbour(bitten, find, [find, _faint(bitten.x + 2.5 * R, 100.0)], R)  # too far
+    assert not bites._bitten_by_neighbour(bitten, find, [find, _faint(bitten.x - 2.0 * R, 100.0)], R)  # other side
+    assert not bites._bitten_by_neighbour(bitten, find, [find], R)  # nobody on it

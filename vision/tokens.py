@@ -16,11 +16,17 @@ shading are already taken out):
   beside a clear face in that face's colour direction is its halo or
   reflection, and two finds side by side may be a touching pair.
 * **Outlines** (:mod:`vision.outline`): a thin circle darker than both its
-  sides on L*, for a white face on a white plate that shows only its edge.
+  sides on L*, for a white face on a white plate that shows only its edge;
+  the search for them and its suspects are in :mod:`vision.outline_faces`.
 
 Evidence too weak to count but too strong to ignore is returned as
 ``suspects``: the reader abstains rather than count four where there may be
 five.
+
+Whether a blob's face is partly under a neighbour, told by the bite the
+neighbour takes out of its region, is judged in :mod:`vision.bites`.
+:class:`Candidate`, what this stage hands on, is defined in
+:mod:`vision.candidates` and re-exported here.
 
 All four tokens of a set have the same size, so the token radius is measured
 once per frame from the clearest discs.  Distances are canonical pixels unless
@@ -34,10 +40,13 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from . import outline_faces
+from .bites import _bitten_blob_faces, _weak_overlaps
 from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAIR_MAX_NECK_RADII, SPECK_MAX_AREA,
                         SPECK_SUSPECT_MIN_AREA, TOUCHING_MIN_DIST_RADII, axis_angle_diff_deg, faces_at_half_contrast,
-                        half_max_radius, is_overlap_pair, is_rim_arc, pair_neck_width, split_pair,
+                        half_max_radius, is_rim_arc, pair_neck_width, split_pair,
                         face_at_half_contrast)
+from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
 from .canonical import CanonicalView
 from .discs import (  # noqa: F401  (re-exported: the disc filter used to live here)
     DISC_FACE_FRAC,
@@ -92,6 +101,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     outline_support,
     shadow_side_contrast,
 )
+from .outline_faces import _outline_faces
 from .faces import DARK_RED_MIN_DELTA_A, RED_MIN_DELTA_A, WHITE_MAX_DELTA_A
 from .plate import median_and_noise
 
@@ -195,48 +205,6 @@ HIDDEN_MAX_COSINE = 0.5
 #: face threshold) must differ from the plate in its own core by at least
 #: this share of its disc contrast (see ``find_tokens``).
 HIDDEN_MIN_CORE_SHARE = 0.5
-#: An outline dark in at least this many of OUTLINE_SECTORS sectors but too
-#: uneven for the outline rule (the shadow side much darker than the lit side)
-#: still counts when the face inside it differs from the plate in all eight
-#: sectors of the disc filter, in one colour direction (see ``_outline_faces``).
-OUTLINE_FACED_MIN_SECTORS = 14
-#: For that test, kept tokens and other such outlines are taken out of the
-#: residual to this many token radii.
-FACED_MASK_RADII = 1.1
-#: An outline peak dark in at least this many of 16 sectors (half the circle:
-#: the shadow side of a pale face lit from one side) and at least
-#: ``OUTLINE_SUSPECT_MIN_CONTRAST_L`` strong over the whole circle or over its
-#: darker half (:func:`vision.outline.shadow_side_contrast`), inside the
-#: well, is a suspect even when no outline counted (fresh scene 18088: a
-#: fifth, white token on white porcelain, outline z 100, 11 sectors, 4.8 L,
-#: dropped; four red blobs read as an outcome; fresh scene 28115 at 640x480:
-#: an ivory face on celadon, 10 sectors, 2.4 L over the whole circle).
-OUTLINE_SHADOW_SUSPECT_MIN_SECTORS = 8
-#: Once a frame's pale faces are counted by their outlines, a dark arc that
-#: fails the outline rule but is at least this share of the faintest counted
-#: outline's contrast is reported as a suspect (a pale face lit from one side).
-OUTLINE_REL_ARC_CONTRAST = 0.5
-#: A whole circle (the rule's sectors and evenness) that fails the outline
-#: rule on contrast alone is a suspect even when no outline counted, when it
-#: stands at least this many times the rule's ``min_z`` above the plate's
-#: noise and is at least ``FAINT_CIRCLE_MIN_CONTRAST_SHARE`` of the rule's
-#: ``min_contrast_l`` dark: a pale face on a smooth plate whose outline is
-#: clear but faint (fresh scene 42635: a fifth, white token on overexposed
-#: white porcelain, outline z 17, 16 sectors, 1.2 L; four red blobs read as
-#: an outcome).
-FAINT_CIRCLE_MIN_Z_FACTOR = 2.0
-FAINT_CIRCLE_MIN_CONTRAST_SHARE = 0.5
-#: An outline whose circle reaches past ``FAINT_SEARCH_RADIUS_FRAC`` of the
-#: plate radius reads the well's edge, where the glaze's shading draws arcs of
-#: its own (a pixel off the ring model, and on a steep camera stretched into
-#: streaks): there it counts as a face only when this many times the rule's
-#: ``min_contrast_l`` dark; fainter, it is a suspect (fresh scenes 43149 and
-#: 43907 at 640x480, cameras tilted 31-34 degrees over gold glaze: the wall's
-#: streaks passed as a pale face's outline of 1.5-1.6 L beside three tokens
-#: and the three were read as an outcome of four; true faces counted by their
-#: outline there measured 4.6-12 L on synthesized scenes 1000-1799 and
-#: 43000-43999).
-WALL_OUTLINE_CONTRAST_FACTOR = 2.0
 #: A disc-filter suspect whose ring reaches a kept token is measured again
 #: with every kept token left out to this many token radii (the filter's own
 #: surround, where a token's shadow and side wall lie): it stays a suspect
@@ -347,34 +315,8 @@ EDGE_MIN_SECTORS = 7
 #: partly on the other, are never this round beyond 1.1 face areas.
 FAINT_ROUND_MIN_AXIS_RATIO = 0.92
 FAINT_ROUND_MAX_AREA = 1.6
-#: A pale blob of one face, bitten on the side of a face this near (centre
-#: to centre, radii), is that face partly under its neighbour (:func:`_bitten_by_neighbour`).
-BITTEN_MAX_DIST_RADII = 2.1
-BITE_MIN_AREA = 0.06
-BITE_MIN_OFFSET_RADII = 0.4
-BITE_MIN_COSINE = 0.7
 #: Candidates that are one flat face each.
 FLAT_KINDS = ("disc", "faint", "outline")
-#: A clear blob face closer than this to another face (centre to centre,
-#: radii), whose convex hull adds at least ``BLOB_BITE_MIN_AREA`` of a face,
-#: centred at least ``BLOB_BITE_MIN_OFFSET_RADII`` from the face's centre
-#: towards that face (cosine at least ``BLOB_BITE_MIN_COSINE``), is partly
-#: under it (:func:`_bitten_blob_faces`).  A whole face's ragged edge adds
-#: 0.03-0.07 of a face at 8-20 px radii, but all round it: centred within
-#: 0.07 radii of it.  The added part's first moment about the face's centre
-#: (its area in faces times its offset in radii) must also be at least
-#: ``BLOB_BITE_MIN_MOMENT``: a whole face's ragged edge has one under 0.005,
-#: a bite of 0.04 of a face centred 0.25 radii off has 0.01, and so does a
-#: smaller bite further off (fresh leaning overlap 857360 at 640x480: a white
-#: face 8 % under a red one, 1.88 radii apart, added 0.032 of a face 0.41
-#: radii off towards it, moment 0.013, and was read as touching).  The area
-#: floor lies under a whole face's ragged edge: whole faces are kept out by
-#: the offset and moment bounds, not by it.
-BLOB_BITE_MAX_DIST_RADII = 1.95
-BLOB_BITE_MIN_AREA = 0.025
-BLOB_BITE_MIN_OFFSET_RADII = 0.25
-BLOB_BITE_MIN_MOMENT = 0.01
-BLOB_BITE_MIN_COSINE = 0.9
 #: Blob pixels are masked out of the faint-disc search, grown by this fraction of the token radius.
 BLOB_GUARD_FRAC = 0.25
 #: Faint discs are looked for with their centre inside this fraction of the
@@ -389,77 +331,6 @@ FAINT_ACCEPT_RADIUS_FRAC = 0.80
 RADIUS_MIN_CONTRAST_RATIO = 2.0
 #: A faint disc's centre must be this many token radii from any blob's centre.
 FAINT_MIN_BLOB_DIST_RADII = 1.7
-
-
-@dataclass(frozen=True)
-class Candidate:
-    """A token candidate in canonical pixels.
-
-    Attributes
-    ----------
-    x, y : float
-        Centre, canonical pixels.
-    radius : float
-        Radius of the face outline (for a blob the equivalent-area radius of
-        the part attributed to this candidate), canonical pixels.
-    kind : str
-        ``disc`` (one flat face), ``faint`` (a pale disc found by the disc
-        filter), ``outline`` (a pale disc found by its dark outline only),
-        ``upright`` (a thin bar or narrow ellipse), ``overlap`` (two faces, one
-        on the other), ``partial`` (a face partly hidden), ``object``
-        (larger than tokens: stick, hand, bowl).
-    area_px : float
-        Blob area (pi r^2 for a faint disc), canonical pixels squared.
-    axis_ratio : float
-        Minor / major axis of the fitted ellipse, in (0, 1].
-    solidity : float
-        Area / convex-hull area, in (0, 1].
-    contrast : float
-        Mean colour difference from the plate (blobs) or edge contrast (faint
-        discs), Lab units.
-    crosses_rim : bool
-        Part of it lies beyond the plate's rim.
-    found_by : str
-        The detector that found it: ``blob``, ``disc_filter`` or ``outline``.
-    angle_deg : float
-        Direction of the blob's major axis, degrees in [0, 180) in the
-        canonical view, from +x towards +y (x to the right, y down: clockwise
-        on screen); NaN where no blob's own
-        shape was measured (faint and outline finds, halves of a split blob,
-        a face measured again as a whole).
-    """
-
-    x: float
-    y: float
-    radius: float
-    kind: str
-    area_px: float
-    axis_ratio: float
-    solidity: float
-    contrast: float
-    crosses_rim: bool = False
-    found_by: str = "blob"
-    angle_deg: float = math.nan
-
-    KINDS = ("disc", "faint", "outline", "upright", "overlap", "partial", "object")
-    DETECTORS = ("blob", "disc_filter", "outline")
-
-    @property
-    def whole_blob(self) -> bool:
-        """Measured whole as one blob, with its own shape (not a faint or
-        outline find, nor a half of a split blob or a face cut at half contrast)."""
-        return self.found_by == "blob" and not math.isnan(self.angle_deg)
-
-    def __post_init__(self) -> None:
-        if self.kind not in self.KINDS:
-            raise ValueError(f"kind: expected one of {self.KINDS}, got {self.kind!r}")
-        if self.found_by not in self.DETECTORS:
-            raise ValueError(f"found_by: expected one of {self.DETECTORS}, got {self.found_by!r}")
-        if not (self.radius > 0 and math.isfinite(self.x) and math.isfinite(self.y)):
-            raise ValueError(f"x, y, radius: expected finite values and radius > 0, got {self.x}, {self.y}, "
-                             f"{self.radius}")
-        if not (math.isnan(self.angle_deg) or 0.0 <= self.angle_deg < 180.0):
-            raise ValueError(f"angle_deg: expected NaN or a value in [0, 180), got {self.angle_deg}")
 
 
 @dataclass(frozen=True)
@@ -514,28 +385,6 @@ def _blob_mask(view: CanonicalView, min_threshold_lab: float = 0.0) -> tuple[np.
     return mask, threshold
 
 
-@dataclass(frozen=True)
-class _Blob:
-    x: float
-    y: float
-    area: float
-    major: float
-    minor: float
-    angle_deg: float
-    solidity: float
-    contrast: float
-    crosses_rim: bool
-    mask: np.ndarray  # bool, canvas shape
-
-    @property
-    def equiv_radius(self) -> float:
-        return math.sqrt(self.area / math.pi)
-
-    @property
-    def axis_ratio(self) -> float:
-        return self.minor / self.major if self.major > 0 else 0.0
-
-
 def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_Blob]:
     # Fill holes so a ring (side wall around a pale face) becomes a disc.
     contours, _ = cv2.findContours(mask, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
@@ -564,160 +413,6 @@ def _blobs(view: CanonicalView, mask: np.ndarray, min_area_px: float) -> list[_B
             angle_deg=float(angle % 180.0), solidity=float(area / hull_area) if hull_area > 0 else 0.0,
             contrast=float(view.delta_e[box][sel_box].mean()),
             crosses_rim=bool((r_frac[box][sel_box] > RIM_CROSSING_FRAC).any()), mask=sel))
-    return out
-
-
-def _weak_overlaps(cands: list[Candidate], weak: list["_Blob"], token_r: float) -> list[Candidate]:
-    """``cands`` with every two or more disc-filter faces found inside one weak
-    blob that is an overlap pair (:func:`is_overlap_pair`) replaced by one
-    ``overlap`` candidate of that blob, and the one face found inside a weak
-    blob bitten towards a neighbour (:func:`_bitten_by_neighbour`) made
-    ``partial``.
-
-    A blob too pale for its shape to be trusted goes to the disc filter
-    whole; when it is two faces, one partly on the other, the filter finds
-    each off its centre, away from the other (the hidden part of the lower
-    face, the guard band around the blob's pixels), as far apart as touching
-    faces (fresh scene 125251: two red faces on black lacquer 1.58 radii
-    apart, their blob under twice the lacquer's high threshold, found 1.8
-    apart and read as four tokens).  One find in an overlap-shaped blob (a
-    bowl's highlight, a pale face with its shadow) is left as it is.
-    """
-    out = list(cands)
-    for b in weak:
-        inside = [c for c in out if c.found_by == "disc_filter" and c.kind == "faint"
-                  and 0 <= int(round(c.y)) < b.mask.shape[0] and 0 <= int(round(c.x)) < b.mask.shape[1]
-                  and b.mask[int(round(c.y)), int(round(c.x))]]
-        if len(inside) == 1 and _bitten_by_neighbour(b, inside[0], out, token_r):
-            out = [replace(c, kind="partial") if c is inside[0] else c for c in out]
-            continue
-        if len(inside) < 2 or not is_overlap_pair(b.mask, token_r, b.solidity):
-            continue
-        out = [c for c in out if not any(c is f for f in inside)]
-        out.append(Candidate(b.x, b.y, b.equiv_radius, "overlap", b.area, b.axis_ratio, b.solidity, b.contrast,
-                             crosses_rim=b.crosses_rim, found_by="blob"))
-    return out
-
-
-def _bitten_by_neighbour(b: "_Blob", find: Candidate, cands: list[Candidate], token_r: float) -> bool:
-    """True when weak blob ``b``, holding the one disc-filter face ``find``, is a
-    face partly under a neighbour: one face's area (``DISC_AREA_RANGE``), and
-    the part its convex hull adds (the bite) at least ``BITE_MIN_AREA`` of a
-    face, its centroid ``BITE_MIN_OFFSET_RADII`` or more from ``find``
-    towards a face within ``BITTEN_MAX_DIST_RADII`` of it (the cosine of the
-    angle between the two directions at least ``BITE_MIN_COSINE``).
-
-    The filter finds such a face off its centre, away from the face on it,
-    as far from it as touching faces (fresh scene 130867: a red face 1.51
-    radii under a white one on a gold plate, its crescent blob under twice
-    the blob threshold, found 1.8 radii from the white and read as four
-    separate tokens; its bite 0.2 of a face, 0.97 radii from the find, at
-    cosine 0.93 towards the white).  A whole face's ragged edge adds hull
-    all round it, centred on the face."""
-    rel_area = b.area / (math.pi * token_r ** 2)
-    if not (DISC_AREA_RANGE[0] <= rel_area <= DISC_AREA_RANGE[1]):
-        return False
-    near = [c for c in cands if c is not find and c.kind in ("disc", "faint", "outline", "partial", "overlap")
-            and math.hypot(c.x - find.x, c.y - find.y) <= BITTEN_MAX_DIST_RADII * token_r]
-    if not near:
-        return False
-    return _bitten_towards(b.mask, find.x, find.y, [(c.x, c.y) for c in near], token_r,
-                           min_area=BITE_MIN_AREA, min_offset_radii=BITE_MIN_OFFSET_RADII, min_cosine=BITE_MIN_COSINE)
-
-
-def _bitten_towards(mask: np.ndarray, x: float, y: float, near: list[tuple[float, float]], token_r: float, *,
-                    min_area: float, min_offset_radii: float, min_cosine: float, min_moment: float = 0.0) -> bool:
-    """Whether a region is bitten towards one of the points ``near``.
-
-    The part the region's convex hull adds (:func:`_bite`) must be at least
-    ``min_area`` faces, its centroid at least ``min_offset_radii`` token radii
-    off (x, y), the two multiplied at least ``min_moment`` (faces times
-    radii), and the direction of that centroid within the angle whose cosine
-    is ``min_cosine`` of the direction to some point of ``near``.
-
-    Parameters
-    ----------
-    mask : ndarray, bool, (S, S)
-        The region (non-empty).
-    x, y : float
-        The face's centre as found, canonical pixels.
-    near : list of (float, float)
-        The neighbours' centres, canonical pixels.
-    token_r : float
-        Token radius, canonical pixels (> 0).
-    min_area, min_offset_radii, min_cosine, min_moment : float
-        The bounds above.
-    """
-    face_px = math.pi * token_r ** 2
-    area, offset = _bite(mask, x, y)
-    off_px = math.hypot(*offset)
-    return (area >= min_area * face_px and off_px >= min_offset_radii * token_r
-            and area * off_px >= min_moment * face_px * token_r
-            and any(_cosine(offset, (nx - x, ny - y)) >= min_cosine for nx, ny in near))
-
-
-def _bite(mask: np.ndarray, x: float, y: float) -> tuple[float, tuple[float, float]]:
-    """What a region's convex hull adds to it (its bites and ragged edge).
-
-    Parameters
-    ----------
-    mask : ndarray, bool, (S, S)
-        The region (non-empty).
-    x, y : float
-        A reference point, canonical pixels (the face's centre as found).
-
-    Returns
-    -------
-    area : float
-        Pixels of the hull not in the region.
-    offset : (float, float)
-        Their centroid minus (x, y), canonical pixels; (0, 0) when there are none.
-    """
-    pts = cv2.findNonZero(mask.astype(np.uint8))
-    hull = np.zeros(mask.shape, np.uint8)
-    cv2.fillConvexPoly(hull, cv2.convexHull(pts), 1)
-    rr, cc = np.nonzero(hull.astype(bool) & ~mask)
-    if rr.size == 0:
-        return 0.0, (0.0, 0.0)
-    return float(rr.size), (float(cc.mean()) - x, float(rr.mean()) - y)
-
-
-def _cosine(u: tuple[float, float], v: tuple[float, float]) -> float:
-    """Cosine of the angle between two 2-vectors (0 when either is zero)."""
-    nu, nv = math.hypot(*u), math.hypot(*v)
-    return (u[0] * v[0] + u[1] * v[1]) / (nu * nv) if nu > 0 and nv > 0 else 0.0
-
-
-def _bitten_blob_faces(cands: list[Candidate], blobs: list["_Blob"], token_r: float) -> list[Candidate]:
-    """``cands`` with every blob face bitten towards a face close beside it
-    made ``partial`` (a face partly under that one).
-
-    A face measured whole as one blob (``disc``, with its own angle) within
-    ``BLOB_BITE_MAX_DIST_RADII`` of another face, whose convex hull adds at
-    least ``BLOB_BITE_MIN_AREA`` of a face with the added part's centroid at
-    least ``BLOB_BITE_MIN_OFFSET_RADII`` off its centre (the two multiplied at
-    least ``BLOB_BITE_MIN_MOMENT``), towards that face
-    (cosine at least ``BLOB_BITE_MIN_COSINE``), has the other face's edge
-    across it.  Touching faces meet at a point; a token
-    leaning on another hides a lens of it (fresh leaning overlap 720196 at
-    640x480: a white face 9.7 % under a white one, their blobs whole and
-    1.86 radii apart, past the overlap bound; its hull adds 0.050 of a face
-    at cosine 1.00 towards the other).
-    """
-    flat = [c for c in cands if c.kind in FLAT_KINDS]
-    out = list(cands)
-    for i, c in enumerate(out):
-        if c.kind != "disc" or not c.whole_blob:
-            continue
-        near = [(o.x, o.y) for o in flat
-                if o is not c and math.hypot(o.x - c.x, o.y - c.y) < BLOB_BITE_MAX_DIST_RADII * token_r]
-        own = [b for b in blobs if b.x == c.x and b.y == c.y]
-        if not near or len(own) != 1:
-            continue
-        if _bitten_towards(own[0].mask, c.x, c.y, near, token_r, min_area=BLOB_BITE_MIN_AREA,
-                           min_offset_radii=BLOB_BITE_MIN_OFFSET_RADII, min_cosine=BLOB_BITE_MIN_COSINE,
-                           min_moment=BLOB_BITE_MIN_MOMENT):
-            out[i] = replace(c, kind="partial")
     return out
 
 
@@ -782,35 +477,6 @@ def _on_rim(b: "_Blob", x: float, y: float, radius_px: float) -> bool:
     rr, cc = np.nonzero(b.mask)
     d = np.hypot(cc - x, rr - y) / radius_px
     return float(((d >= WALL_RIM_RADII[0]) & (d <= WALL_RIM_RADII[1])).mean()) >= WALL_MIN_RIM_SHARE
-
-
-def _face_differs(residual: np.ndarray, x: float, y: float, radius_px: float, contrast: float,
-                  min_share: float = SUSPECT_MIN_CORE_SHARE) -> bool:
-    """True when the face part of a disc-filter find differs from the plate by
-    at least ``min_share`` of the filter's contrast: a face does; a band of
-    plate shading crossing only the surround ring does not."""
-    core = _mean_residual(residual, x, y, DISC_FACE_FRAC * radius_px)
-    return float(np.linalg.norm(core)) >= min_share * contrast
-
-
-def _uneven_clear_of_kept(lightness: np.ndarray, hidden: np.ndarray, x: int, y: int, radius_px: float,
-                          token_r: float, kept: list[Candidate]) -> bool:
-    """Whether an uneven outline at (x, y) still passes the suspect rule with
-    the kept tokens near it hidden to ``KEPT_HIDE_RADII`` (their shadow and
-    side wall): True when no kept token is that near.  The light is one for
-    every token: the shadow of a fifth face lies on its own far side from
-    the light and stays seen; an arc that was a kept token's shadow goes."""
-    reach = KEPT_HIDE_RADII * token_r + radius_px * OUTLINE_SIDES_FRAC[1]
-    near = [k for k in kept if math.hypot(x - k.x, y - k.y) < reach]
-    if not near:
-        return True
-    more = hidden.copy()
-    for k in near:
-        _mark_disc(more, k.x, k.y, KEPT_HIDE_RADII * token_r)
-    n_sectors, contrast, _ = outline_support(lightness, x, y, radius_px, more)
-    return n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and (
-        contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
-        or shadow_side_contrast(lightness, x, y, radius_px, more) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
 
 
 def _both_colours_contrast(residual: np.ndarray, cands: list[Candidate], token_r: float) -> float:
@@ -1022,135 +688,6 @@ def _slivers_beside_faces(cands: list[Candidate], token_r: float) -> list[Candid
     return out
 
 
-def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
-                   cands: list[Candidate], blob_centres: list[tuple[float, float]],
-                   rule: OutlineRule = DEFAULT_OUTLINE_RULE, trace: list | None = None,
-                   blob_threshold_lab: float = BLOB_MIN_DELTA_E
-                   ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
-    """Faint faces found by a dark outline near the token's radius, away from
-    every blob and every candidate already kept.
-
-    An outline counts when it passes ``rule`` at one of the radii searched
-    (``OUTLINE_RADIUS_FACTORS``); or, next to a token already counted, when it
-    passes with the sectors that token hides left out (:func:`outline_support`
-    with ``hidden``: the claimed blobs and every token taken out); or when it is dark in at least
-    ``OUTLINE_FACED_MIN_SECTORS`` sectors and the face inside it differs from
-    the plate all round (:func:`_pale_face_inside`): a pale face lit from one
-    side, its shadow arc much darker than its lit rim.
-
-    Returns the new candidates, and as suspects (never counted, never
-    ignored): outlines that count but overlap a stronger one (a shadow's
-    edge, or a face partly under another), strong outlines too uneven to
-    count, and, once any outline counted, the rejected arcs at least
-    ``OUTLINE_REL_ARC_CONTRAST`` of the faintest counted outline's contrast
-    (and at least ``rule.min_contrast_l``): a pale face whose shadow alone
-    shows; or a whole circle that passes the rule's sectors and evenness but
-    not its contrast: a pale face fainter than the others.
-    """
-    if token_r <= 2 / min(OUTLINE_RADIUS_FACTORS):
-        return [], []
-    # Every blob and every token already kept, with its edge and shadow, is
-    # taken out: a dark edge beside it must not become a second circle.  What
-    # is taken out is hidden (``outline_support``): a face touching it is
-    # judged on the rest of its outline.
-    hidden = claimed.astype(bool)
-    lightness = view.residual[..., 0].copy()
-    lightness[hidden] = 0.0
-    for c in cands:
-        _take_out(lightness, hidden, c.x, c.y, OUTLINE_KEPT_MASK_RADII * token_r)
-    region = allowed & (claimed == 0)
-    if not region.any():
-        return [], []
-    # Each radius's response in units of its own robust noise; keep the best
-    # (``best_k``: index into OUTLINE_RADIUS_FACTORS).
-    best_z, best_k = best_outline_z(lightness, region, tuple(f * token_r for f in OUTLINE_RADIUS_FACTORS))
-    found: list[Candidate] = []
-    shadows: list[tuple[float, float, float]] = []
-    uneven: list[tuple[float, float, float]] = []
-    arcs: list[tuple[float, float, float]] = []
-    taken = [(c.x, c.y) for c in cands] + list(blob_centres)
-    peaks = [(x, y) for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r)
-             if all(math.hypot(x - tx, y - ty) >= FAINT_MIN_BLOB_DIST_RADII * token_r for tx, ty in taken)]
-    # The peaks dark in OUTLINE_FACED_MIN_SECTORS on the lightness before any
-    # face was accepted (computed when first needed): pale faces that may
-    # touch the one being judged.
-    before = lightness.copy()
-    near_closed: list[tuple[int, int]] | None = None
-    # how far from a centre the outline test reads (its outer side at the largest radius)
-    reach = int(math.ceil(OUTLINE_SIDES_FRAC[1] * max(OUTLINE_RADIUS_FACTORS) * token_r + 1))
-    for x, y in peaks:
-        radius = OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r
-        n_sectors, contrast, evenness = outline_support(lightness, x, y, radius)
-        closed = _closed_outline(rule, n_sectors, contrast, evenness)
-        if not closed:
-            # the radius that answers most strongly may be one where a shadow's
-            # arc dominates: the circle counts if it passes at any radius
-            # searched; then, for a face touching one already counted, on
-            # the part of its outline that token does not hide
-            tries = [(f, None) for k, f in enumerate(OUTLINE_RADIUS_FACTORS) if k != best_k[y, x]]
-            if hidden[max(0, y - reach):y + reach + 1, max(0, x - reach):x + reach + 1].any():
-                tries += [(f, hidden) for f in OUTLINE_RADIUS_FACTORS]
-            for factor, mask in tries:
-                got = outline_support(lightness, x, y, factor * token_r, mask)
-                if _closed_outline(rule, *got):
-                    (n_sectors, contrast, evenness), radius, closed = got, factor * token_r, True
-                    break
-        if not closed and n_sectors >= OUTLINE_FACED_MIN_SECTORS and contrast >= rule.min_contrast_l:
-            if near_closed is None:
-                near_closed = [(px, py) for px, py in peaks if outline_support(
-                    before, px, py, OUTLINE_RADIUS_FACTORS[best_k[py, px]] * token_r)[0] >= OUTLINE_FACED_MIN_SECTORS]
-            others = [(c.x, c.y) for c in cands + found] + [q for q in near_closed if q != (x, y)]
-            closed = _pale_face_inside(view.residual, claimed, others, x, y, token_r,
-                                       (rule.min_contrast_l, blob_threshold_lab))
-        if trace is not None:  # calibration: every outline peak examined, strongest first
-            trace.append({"x": float(x), "y": float(y), "radius": float(radius), "z": float(best_z[y, x]),
-                          "sectors": n_sectors, "contrast_l": contrast, "evenness": evenness})
-        # the circle reaches the well's edge, whose shading draws arcs of its own
-        by_edge = view.radius_px[y, x] + token_r > FAINT_SEARCH_RADIUS_FRAC * view.plate_radius_px
-        if closed and by_edge and contrast < WALL_OUTLINE_CONTRAST_FACTOR * rule.min_contrast_l:
-            # by the well's edge, a faint circle may be the glaze's own arcs
-            uneven.append((float(x), float(y), contrast))
-            continue
-        if not closed:
-            # (an uneven circle reaching the well's edge is not a suspect on
-            # its own: the plate's own edge, a pixel off the ring model, draws
-            # such an arc there; it may still be one of the arcs below)
-            if (n_sectors >= OUTLINE_SHADOW_SUSPECT_MIN_SECTORS and not by_edge
-                    and (contrast >= OUTLINE_SUSPECT_MIN_CONTRAST_L
-                         or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
-                    and _uneven_clear_of_kept(lightness, hidden, x, y, radius, token_r, cands + found)):
-                uneven.append((float(x), float(y), contrast))
-            elif n_sectors >= rule.min_sectors and evenness >= rule.min_evenness and (
-                    best_z[y, x] >= FAINT_CIRCLE_MIN_Z_FACTOR * rule.min_z
-                    and contrast >= FAINT_CIRCLE_MIN_CONTRAST_SHARE * rule.min_contrast_l):
-                # a whole circle, as even as a face's and clear of the plate's
-                # noise, only too faint: a suspect on its own
-                uneven.append((float(x), float(y), contrast))
-            elif contrast >= rule.min_contrast_l or (n_sectors >= rule.min_sectors
-                                                     and evenness >= rule.min_evenness):
-                # a dark arc; or a whole circle, as even as a face's, only too
-                # faint: below, a suspect if as dark as a share of a counted face
-                arcs.append((float(x), float(y), contrast))
-            continue
-        if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
-            shadows.append((float(x), float(y), contrast))
-            continue
-        found.append(Candidate(float(x), float(y), token_r, "outline", math.pi * token_r ** 2, 1.0, 1.0, contrast,
-                               found_by="outline"))
-        # Strongest first: blank each accepted face so that the arcs of a
-        # circle drawn partly through its edge no longer count for another.
-        _take_out(lightness, hidden, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
-    # Once pale faces are counted by their outlines, an arc as dark as a
-    # share of the faintest of them may be a pale face whose shadow alone shows.
-    if found:
-        floor = OUTLINE_REL_ARC_CONTRAST * min(c.contrast for c in found)
-        uneven.extend((x, y, c) for x, y, c in arcs if c >= floor)
-    # An uneven outline right beside a face is that face's own wall or shadow.
-    shadows.extend((x, y, c) for x, y, c in uneven
-                   if all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands + found))
-    return found, shadows
-
-
 def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float,
                       partial: bool = True) -> Candidate:
     """The axis ratio of a blob disc's whole face, when its blob is a lopsided
@@ -1165,7 +702,7 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
     cand : Candidate
     cands : list of Candidate
         Every candidate of the frame (``cand`` among them); the others are
-        taken out to ``FACED_MASK_RADII`` before measuring.
+        taken out to ``vision.outline_faces.FACED_MASK_RADII`` before measuring.
     token_r : float
         Token radius, canonical pixels.
     partial : bool
@@ -1188,7 +725,7 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
     others = residual.copy()
     for c in cands:
         if c is not cand:
-            _blank(others, c.x, c.y, FACED_MASK_RADII * token_r)
+            _blank(others, c.x, c.y, outline_faces.FACED_MASK_RADII * token_r)
     area, ratio, _, (gx, gy), _ = faint_extent(others, cand.x, cand.y, token_r)
     if (WHOLE_FACE_AREA_RANGE[0] * face_area <= area <= WHOLE_FACE_AREA_RANGE[1] * face_area
             and ratio >= WHOLE_FACE_MIN_AXIS_RATIO):
@@ -1209,76 +746,6 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
                            angle_deg=math.nan)
         return replace(cand, axis_ratio=ratio, angle_deg=math.nan)
     return cand
-
-
-def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:
-    """Set the disc of ``radius_px`` around (x, y) to zero, in place (an array
-    this module owns, never the caller's view)."""
-    cv2.circle(image, (int(round(x)), int(round(y))), int(round(radius_px)),
-               color=(0.0,) * (image.shape[2] if image.ndim == 3 else 1), thickness=cv2.FILLED)
-
-
-def _take_out(lightness: np.ndarray, hidden: np.ndarray, x: float, y: float, radius_px: float) -> None:
-    """Blank the disc of ``radius_px`` around (x, y) in ``lightness`` (see
-    :func:`_blank`) and mark it in ``hidden`` (bool, same shape), in place
-    (arrays :func:`_outline_faces` owns)."""
-    _blank(lightness, x, y, radius_px)
-    _mark_disc(hidden, x, y, radius_px)
-
-
-def _mark_disc(hidden: np.ndarray, x: float, y: float, radius_px: float) -> None:
-    """Set the disc of ``radius_px`` around (x, y) True in ``hidden`` (bool),
-    in place (an array the caller owns for this purpose)."""
-    cv2.circle(hidden.view(np.uint8), (int(round(x)), int(round(y))), int(round(radius_px)), color=1,
-               thickness=cv2.FILLED)
-
-
-def _pale_face_inside(residual: np.ndarray, claimed: np.ndarray, others: list[tuple[float, float]],
-                      x: int, y: int, radius_px: float, contrast_range: tuple[float, float]) -> bool:
-    """True when the face inside an outline at (x, y) differs from the plate
-    all round: in all ``SUPPORT_SECTORS`` sectors of :func:`sector_support`,
-    in one colour direction, by a contrast within ``contrast_range`` (Lab
-    units: at least what an outline must show, less than a blob), with its
-    core differing by at least ``SUSPECT_MIN_CORE_SHARE`` of it.
-
-    Its surround is judged on the plate alone: ``claimed`` pixels and discs of
-    ``FACED_MASK_RADII`` around ``others`` (kept tokens, pale faces that may
-    touch this one) are set to the plate (zero) first.  A neighbour closer
-    than two radii is masked into the rim of this face; the sectors facing it
-    then compare this face with the plate there.
-    """
-    face_residual = _zeroed_where(residual, claimed)
-    for ox, oy in others:
-        _blank(face_residual, ox, oy, FACED_MASK_RADII * radius_px)
-    n_sectors, contrast = sector_support(face_residual, float(x), float(y), radius_px)
-    return (n_sectors == SUPPORT_SECTORS and contrast_range[0] <= contrast < contrast_range[1]
-            and _face_differs(face_residual, x, y, radius_px, contrast))
-
-
-def _closed_outline(rule: OutlineRule, n_sectors: int, contrast: float, evenness: float) -> bool:
-    """Whether an outline's support (:func:`outline_support`) passes ``rule`` on its own."""
-    return n_sectors >= rule.min_sectors and contrast >= rule.min_contrast_l and evenness >= rule.min_evenness
-
-
-def _patch_around(residual: np.ndarray, x: float, y: float, radius_px: float
-                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The square of ``residual`` reaching ``radius_px`` around (x, y),
-    clipped to the canvas, with its pixels' rows and columns (``rr, cc``)."""
-    s = residual.shape[0]
-    half = int(math.ceil(radius_px))
-    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
-    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
-    return residual[y0:y1, x0:x1], rr, cc
-
-
-def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -> np.ndarray:
-    """Mean Lab residual (3,) over the disc of ``radius_px`` around (x, y); zeros when empty."""
-    patch, rr, cc = _patch_around(residual, x, y, radius_px)
-    sel = (cc - x) ** 2 + (rr - y) ** 2 < radius_px ** 2
-    if not sel.any():
-        return np.zeros(3, np.float32)
-    return patch[sel].mean(axis=0)
 
 
 def _other_colour(core: np.ndarray, face_means: list[np.ndarray]) -> bool:
@@ -1786,8 +1253,12 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     if dark_plate:
         cands, shading = _split_shading(view.residual, cands, token_r)
     # 4. Pale faces by their outline alone, where neither detector saw a token.
-    outlined, overlapping = _outline_faces(view, claimed, allowed, token_r, cands, blob_centres, outline_rule,
-                                           outline_trace, threshold)
+    # (vision.outline_faces; the settings it shares with this module passed in)
+    outlined, overlapping = _outline_faces(
+        view, claimed, allowed, token_r, cands, blob_centres, outline_rule, outline_trace,
+        blob_threshold_lab=threshold, faint_min_blob_dist_radii=FAINT_MIN_BLOB_DIST_RADII,
+        faint_search_radius_frac=FAINT_SEARCH_RADIUS_FRAC, suspect_exclusion_radii=SUSPECT_EXCLUSION_RADII,
+        kept_hide_radii=KEPT_HIDE_RADII, suspect_min_core_share=SUSPECT_MIN_CORE_SHARE)
     cands.extend(_split_shading(view.residual, outlined, token_r)[0] if dark_plate else outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture, unless it
@@ -1845,7 +1316,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                 and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r)
                      or other_colour_face(x, y, c))
-                and ((x, y) not in edge_suspects or _face_differs(bare_residual, x, y, token_r, c))
+                and ((x, y) not in edge_suspects
+                     or _face_differs(bare_residual, x, y, token_r, c, SUSPECT_MIN_CORE_SHARE))
                 and _stands_clear(bare_residual, x, y, token_r, cands, f)]
     suspects.extend(overlapping)
     suspects.extend(gaps)
@@ -1860,7 +1332,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # (its face was missed) stops an outcome.
     suspects.extend((b.x, b.y, b.contrast) for b in walls
                     if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
-    cands = _bitten_blob_faces(cands, blobs, token_r)
+    cands = _bitten_blob_faces(cands, blobs, token_r, FLAT_KINDS)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects))
 
@@ -1936,7 +1408,7 @@ def faces_against_wall(residual: np.ndarray, radius_px: np.ndarray, plate_radius
         n_sectors, contrast = sector_support(well, float(x), float(y), token_r)
         if n_sectors < EDGE_MIN_SECTORS or contrast < min_contrast_lab:
             continue
-        if not _face_differs(well, float(x), float(y), token_r, contrast):
+        if not _face_differs(well, float(x), float(y), token_r, contrast, SUSPECT_MIN_CORE_SHARE):
             continue
         if _token_like(well, float(x), float(y), token_r, open_px):
             out.append((float(x), float(y), float(contrast)))
