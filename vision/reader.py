@@ -132,6 +132,28 @@ EDGE_FIT_NEIGHBOUR_RADII = 3.0
 #: 245000-245999 at 1280x720: 55 pairs) had waists of at most 1.37.  Pairs
 #: whose colour is a shadow's are not measured (their shadows join them).
 FAINT_PAIRS_JOINED_MAX_DIST_RADII = 2.4
+#: Two faces that are halves of one blob (split as touching, or cut at half
+#: its contrast) closer than this many token radii by their centroids, where
+#: touching faces cannot lie ...
+SPLIT_HALVES_JOINED_MAX_DIST_RADII = 2.0
+#: ... stop an outcome when what joins them at half their value
+#: (:func:`vision.tokens.faint_pair_waist`, measured whatever their colour)
+#: is at least this many token radii wide.  Touching faces meet at a point,
+#: widened only by the blur; a face under a token leaning on it meets it along
+#: a chord.  Six leaning overlaps (632025, 800751, 812577, 812595, 814946 at
+#: 640x480, 819675 at 1280x720; offsets 1.70-1.75 true radii) were split
+#: 1.86-1.91 radii apart, as far as touching halves measure (median 1.95, 1st
+#: percentile 1.85, 1,000 right touching outcomes), and read as four flat
+#: faces: wrong outcomes.  Their waists: 1.24-1.86.  Right touching outcomes'
+#: pairs of halves nearer than 2.0: median 1.0, 90th percentile 1.22-1.27
+#: (806000-807999 at 640x480, 816000-816999 at 1280x720), so this costs about
+#: one right touching outcome in ten: 62 of 581 at 640x480, 25 of 337 at
+#: 1280x720.  A/B on fresh seeds (right with / without; README, #3,
+#: eighteenth round): touching 640x480 278 / 317, 1280x720 206 / 225; natural
+#: mix 640x480 1,363 / 1,369, 1280x720 693 / 694; leaning overlaps 640x480
+#: 1,429 / 1,429 and 1280x720 729 / 729, where it closes two more wrong
+#: outcomes (898229, 899527: waists 1.40 and 1.31).
+SPLIT_HALVES_MAX_WAIST_RADII = 1.2
 #: A face read white but found only faintly (by the disc filter or by its
 #: outline, not as a clear blob) that is at least this much darker than the
 #: plate (L*), and darker by more than its chroma, stops an outcome: the shadow
@@ -569,6 +591,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if max(joined, default=0.0) >= PAIR_MAX_NECK_RADII:
         return ("uncertain", f"two faint faces joined by a waist {max(joined):.2f} token radii wide: one may rest "
                 f"on the other, check that they do not overlap", cands, faces, 0.5)
+    halves = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r, shadow_colour=True)
+              for i, a in enumerate(flat) for b in flat[i + 1:] if _half_of_blob(a) and _half_of_blob(b)
+              and math.hypot(a.x - b.x, a.y - b.y) < SPLIT_HALVES_JOINED_MAX_DIST_RADII * r]
+    if max(halves, default=0.0) >= SPLIT_HALVES_MAX_WAIST_RADII:
+        return ("uncertain", f"two faces split from one blob, nearer than touching faces lie, joined by a waist "
+                f"{max(halves):.2f} token radii wide: one may lean on the other, check that they do not overlap",
+                cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
     if room >= SATURATED_ROOM_MIN_RADII:
@@ -811,6 +840,12 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     same = flat.lab is view.lab and flat.radius_px is view.radius_px and flat.plate_radius_px == view.plate_radius_px
     return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None, settings.light),
                     flat, search, plate, t0)
+
+
+def _half_of_blob(c: Candidate) -> bool:
+    """A face found as part of a blob, not measured whole: a half of a blob
+    split in two, or a face cut from one at half its contrast."""
+    return c.found_by == "blob" and not c.whole_blob
 
 
 def _edge_centres(residual: np.ndarray, flat: list[Candidate], tokenish: list[Candidate],

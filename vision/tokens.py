@@ -927,7 +927,7 @@ FAINT_PAIR_MARGIN_RADII = 2.5
 
 
 def faint_pair_waist(residual: np.ndarray, c0: tuple[float, float], c1: tuple[float, float],
-                     radius_px: float) -> float:
+                     radius_px: float, *, shadow_colour: bool = False) -> float:
     """Width of what joins two faces at half their value, in token radii.
 
     The residual is projected on the two faces' mean colour (the sum of their
@@ -939,7 +939,8 @@ def faint_pair_waist(residual: np.ndarray, c0: tuple[float, float], c1: tuple[fl
     waist as wide as one blob's.  Where the two faces' mean colour is a
     shadow's (darker than the plate by more than its chroma), their shadows
     share it and join any two touching faces widely (two grey whites
-    touching, synthesized scene 1183: 1.73), so no waist is measured.
+    touching, synthesized scene 1183: 1.73), so no waist is measured unless
+    ``shadow_colour`` says to.
 
     Parameters
     ----------
@@ -949,13 +950,18 @@ def faint_pair_waist(residual: np.ndarray, c0: tuple[float, float], c1: tuple[fl
         The two faces' centres, canonical pixels (x, y), on the canvas.
     radius_px : float
         The frame's token radius, canonical pixels (> 0).
+    shadow_colour : bool
+        Measure the waist even when the faces' mean colour is a shadow's:
+        for two strong faces (halves of one blob, dark reds among them), whose
+        colour is their own, not a shadow's.
 
     Returns
     -------
     float
         The waist / ``radius_px``; 0 when the faces share no colour direction,
         when either centre is below the level, or when they lie in different
-        pieces; NaN when their mean colour is a shadow's.
+        pieces; NaN when their mean colour is a shadow's and ``shadow_colour``
+        is False.
 
     Raises
     ------
@@ -979,7 +985,7 @@ def faint_pair_waist(residual: np.ndarray, c0: tuple[float, float], c1: tuple[fl
     norm = float(np.linalg.norm(both))
     if norm <= 0:
         return 0.0
-    if _dark_not_coloured(both, 0.0):
+    if not shadow_colour and _dark_not_coloured(both, 0.0):
         return math.nan
     direction = both / norm
     level = 0.5 * min(float(m0 @ direction), float(m1 @ direction))
