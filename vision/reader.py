@@ -154,6 +154,27 @@ SPLIT_HALVES_JOINED_MAX_DIST_RADII = 2.0
 #: 1,429 / 1,429 and 1280x720 729 / 729, where it closes two more wrong
 #: outcomes (898229, 899527: waists 1.40 and 1.31).
 SPLIT_HALVES_MAX_WAIST_RADII = 1.2
+#: Two faces each measured whole as a blob, closer than this many token
+#: radii (as near as touching faces are found) ...
+SHORTENED_PAIR_MAX_DIST_RADII = 2.2
+#: ... both less round than this (minor / major axis) ...
+SHORTENED_PAIR_MAX_AXIS_RATIO = 0.92
+#: ... and both drawn out across the line joining them (each major axis
+#: more than this many degrees from it) stop an outcome.  A face partly
+#: under another is cut short towards it, and a token leaning on another is
+#: tilted towards it, its outline foreshortened along the line between them;
+#: two flat faces touching are whole circles.  Fresh scenes of a white
+#: leaning on a red (908867, natural mix 1280x720: 1.97 radii apart, axis
+#: ratios 0.87 and 0.85, majors 79-83 deg from the line) and on a white
+#: (912050, natural mix 640x480: 1.96, 0.91 and 0.90, 78-82 deg), the face
+#: under each hidden 8-10 %, came out as two separate round-enough blobs
+#: and were read as four flat tokens: wrong outcomes.  No pair of whole
+#: faces under 2.4 radii in right outcomes was so shortened (36 pairs:
+#: touching 640x480 911000-911999 and 1280x720 910000-910999, natural mixes
+#: 912000-913999 and 914000-914999): the rounder of each pair measured at
+#: least 0.907, and at least 0.948 under 2.2 radii (README, #3, eighteenth
+#: round).
+SHORTENED_PAIR_MIN_ANGLE_DEG = 45.0
 #: A face read white but found only faintly (by the disc filter or by its
 #: outline, not as a clear blob) that is at least this much darker than the
 #: plate (L*), and darker by more than its chroma, stops an outcome: the shadow
@@ -598,6 +619,14 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"two faces split from one blob, nearer than touching faces lie, joined by a waist "
                 f"{max(halves):.2f} token radii wide: one may lean on the other, check that they do not overlap",
                 cands, faces, 0.5)
+    shortened = [(math.hypot(a.x - b.x, a.y - b.y) / r, a, b) for i, a in enumerate(flat) for b in flat[i + 1:]
+                 if _shortened_towards(a, b) and _shortened_towards(b, a)
+                 and math.hypot(a.x - b.x, a.y - b.y) < SHORTENED_PAIR_MAX_DIST_RADII * r]
+    if shortened:
+        d, a, b = min(shortened, key=lambda t: t[0])
+        return ("uncertain", f"two faces {d:.2f} token radii apart, both drawn out across the line between them "
+                f"(axis ratios {a.axis_ratio:.2f} and {b.axis_ratio:.2f}): one may lean on the other or hide part "
+                f"of it, check that they do not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
     if room >= SATURATED_ROOM_MIN_RADII:
@@ -840,6 +869,17 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     same = flat.lab is view.lab and flat.radius_px is view.radius_px and flat.plate_radius_px == view.plate_radius_px
     return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None, settings.light),
                     flat, search, plate, t0)
+
+
+def _shortened_towards(c: Candidate, other: Candidate) -> bool:
+    """Whether a face measured whole as a blob is less round than
+    ``SHORTENED_PAIR_MAX_AXIS_RATIO`` with its major axis more than
+    ``SHORTENED_PAIR_MIN_ANGLE_DEG`` from the line to ``other``: cut short,
+    or foreshortened, towards it."""
+    if not (c.whole_blob and c.axis_ratio < SHORTENED_PAIR_MAX_AXIS_RATIO):
+        return False
+    line_deg = math.degrees(math.atan2(other.y - c.y, other.x - c.x)) % 180.0
+    return axis_angle_diff_deg(c.angle_deg, line_deg) > SHORTENED_PAIR_MIN_ANGLE_DEG
 
 
 def _half_of_blob(c: Candidate) -> bool:
