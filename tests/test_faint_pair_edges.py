@@ -44,6 +44,12 @@ def test_face_partly_under_a_leaning_token_is_not_read(seed, kind, size, monkeyp
     assert float(m.group(1)) < reader.FAINT_PAIR_MIN_EDGE_DIST_RADII
     # the rule is what stops it: without it, the wrong outcome of four flat tokens
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
+    if seed == 819000:
+        # since the eighteenth round the clear blob, 0.91 round and drawn out across the line to the faint
+        # face, stops it too (reader.SHORTENED_BESIDE_FAINT_MAX_DIST_RADII); without that rule as well ...
+        held = read_frame(scene.image)
+        assert held.verdict == "uncertain" and "to a faint face" in held.reason, held.reason
+        monkeypatch.setattr(reader, "SHORTENED_BESIDE_FAINT_MAX_DIST_RADII", 0.0)
     off = read_frame(scene.image)
     assert off.verdict == "outcome", off.reason
     assert off.red == sum(t["face"] == "red" for t in scene.label["tokens"])

@@ -97,7 +97,7 @@ def test_raised_face_split_as_touching_is_an_overlap(seed, kind, monkeypatch):
     monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)
     assert read_frame(scene.image).verdict == ("uncertain" if stopped_by_waist else "outcome")
     # ... and with none of the three rules, each is the wrong outcome it was
-    monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", 1e9)
+    monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", math.inf)
     assert read_frame(scene.image).verdict == "outcome"
 
 

@@ -22,7 +22,7 @@ import math
 import pytest
 
 from vision import reader
-from vision.reader import _shortened_towards, read_frame
+from vision.reader import _shortened_beside_faint, _shortened_pair, _shortened_towards, read_frame
 from vision.synth import render_scene
 from vision.tokens import Candidate
 
@@ -36,7 +36,9 @@ def face(x: float, y: float, axis_ratio: float, angle_deg: float) -> Candidate:
     (90.0, 0.85, True),  # drawn out across the line (the line runs along x)
     (50.0, 0.85, True),  # just past the angle bound
     (40.0, 0.85, False),  # nearer along the line than across
-    (0.0, 0.85, False),  # drawn out along the line: touching faces' blur does that
+    (0.0, 0.85, False),  # drawn out along the line
+    (45.0, 0.85, False),  # on the angle bound: not past it
+    (90.0, 0.92, False),  # on the ratio bound: not under it
     (90.0, 0.95, False),  # round enough
     (math.nan, 0.85, False),  # a half of a blob: no shape of its own
 ])
@@ -47,6 +49,28 @@ def test_shortened_towards(angle_deg, axis_ratio, expected):
     # the same measured from the other side: the line has no direction
     a_left = face(140.0, 100.0, axis_ratio, angle_deg)
     assert _shortened_towards(a_left, b) is expected
+
+
+@pytest.mark.parametrize("dx, dy, angle_deg, expected", [
+    (10.0, 10.0, 135.0, True),  # across a line at 45 deg (y down: the other face below and to the right)
+    (10.0, 10.0, 45.0, False),  # along it
+    (10.0, 10.0, 170.0, True),  # 55 deg from it
+    (-10.0, 1.76, 5.0, False),  # a line at 170 deg and an axis at 5: 15 deg apart across the wrap
+    (-10.0, 1.76, 95.0, True),  # ... and 75 deg
+])
+def test_shortened_towards_a_slanted_line(dx, dy, angle_deg, expected):
+    a = face(100.0, 100.0, 0.85, angle_deg)
+    b = face(100.0 + dx, 100.0 + dy, 0.99, 10.0)
+    assert _shortened_towards(a, b) is expected
+
+
+def test_shortened_pair_needs_both_and_near():
+    across = face(100.0, 100.0, 0.85, 90.0)
+    near = face(100.0 + 2.0 * 10.0, 100.0, 0.85, 90.0)
+    assert _shortened_pair(across, near, 10.0)
+    assert not _shortened_pair(across, face(120.0, 100.0, 0.99, 90.0), 10.0)  # the other round
+    assert not _shortened_pair(across, face(120.0, 100.0, 0.85, 0.0), 10.0)  # the other along the line
+    assert not _shortened_pair(across, face(100.0 + 2.25 * 10.0, 100.0, 0.85, 90.0), 10.0)  # too far apart
 
 
 @pytest.mark.parametrize("seed, size", [
@@ -76,3 +100,27 @@ def test_touching_whole_faces_are_read(monkeypatch):
     monkeypatch.setattr(reader, "SHORTENED_PAIR_MAX_AXIS_RATIO", 0.99)
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "drawn out across" in got.reason, got.reason
+
+
+def test_shortened_beside_faint():
+    across = face(100.0, 100.0, 0.85, 90.0)
+    faint = Candidate(122.0, 100.0, 10.0, "faint", math.pi * 100.0, 1.0, 1.0, 6.0, found_by="disc_filter")
+    assert _shortened_beside_faint(across, faint, 10.0)
+    assert not _shortened_beside_faint(faint, across, 10.0)  # the faint face has no shape of its own
+    assert not _shortened_beside_faint(across, face(122.0, 100.0, 0.99, 90.0), 10.0)  # a blob: the pair rule
+    assert not _shortened_beside_faint(face(100.0, 100.0, 0.95, 90.0), faint, 10.0)  # round enough
+    far = Candidate(125.0, 100.0, 10.0, "faint", math.pi * 100.0, 1.0, 1.0, 6.0, found_by="disc_filter")
+    assert not _shortened_beside_faint(across, far, 10.0)  # 2.5 radii: past the reach
+
+
+def test_face_under_a_faint_leaning_token_is_not_read(monkeypatch):
+    """Fresh leaning overlap 926691 (640x480): a red 7 % under a white leaning on it, the white found
+    faintly 2.28 radii off by centroids and 2.03 by edges (1.84 true); the red's blob 0.90 round, drawn out
+    across the line to the white."""
+    scene = render_scene(926691, "overlap", size=(640, 480), conditions={"overlap_style": "leaning"})
+    assert scene.label["verdict"] == "rearrange"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "drawn out across the line to a faint face" in got.reason, got.reason
+    monkeypatch.setattr(reader, "SHORTENED_BESIDE_FAINT_MAX_DIST_RADII", 0.0)
+    off = read_frame(scene.image)
+    assert (off.verdict, off.red) == ("outcome", 1), off.reason

@@ -32,7 +32,8 @@ import pytest
 from vision import reader
 from vision.reader import read_frame
 from vision.synth import render_scene
-from vision.tokens import faint_pair_waist
+from vision.reader import _near_halves
+from vision.tokens import Candidate, faint_pair_waist
 
 LEANING = {"overlap_style": "leaning"}
 R = 12.0
@@ -66,7 +67,32 @@ def test_shadow_coloured_faces_measured_when_asked(dist_radii):
 
 def test_shadow_coloured_faces_touching_meet_narrowly():
     res, c0, c1 = drawn_grey_pair(2.0)
-    assert faint_pair_waist(res, c0, c1, R, shadow_colour=True) < reader.SPLIT_HALVES_MAX_WAIST_RADII
+    # one piece (not 0, "apart"), joined only where the blur spreads the point where they meet
+    assert 0.5 < faint_pair_waist(res, c0, c1, R, shadow_colour=True) < reader.SPLIT_HALVES_MAX_WAIST_RADII
+
+
+def test_shadow_colour_is_keyword_only_and_input_still_checked():
+    res, c0, c1 = drawn_grey_pair(1.0)
+    with pytest.raises(TypeError):
+        faint_pair_waist(res, c0, c1, R, True)
+    with pytest.raises(ValueError, match="radius_px"):
+        faint_pair_waist(res, c0, c1, 0.0, shadow_colour=True)
+
+
+def half(x: float, y: float) -> Candidate:
+    """A half of a split blob (no shape of its own: NaN angle), radius R."""
+    return Candidate(x, y, R, "disc", math.pi * R * R, 0.95, 0.95, 40.0)
+
+
+@pytest.mark.parametrize("second, expected", [
+    (half(60.0 + 1.9 * R, 80.0), True),  # two halves 1.9 radii apart
+    (half(60.0 + 2.05 * R, 80.0), False),  # as far apart as touching faces are
+    (Candidate(60.0 + 1.9 * R, 80.0, R, "disc", 400.0, 0.95, 0.95, 40.0, angle_deg=10.0), False),  # measured whole
+    (Candidate(60.0 + 1.9 * R, 80.0, R, "faint", 400.0, 0.95, 0.95, 5.0, found_by="disc_filter"), False),  # faint
+])
+def test_near_halves(second, expected):
+    assert _near_halves(half(60.0, 80.0), second, R) is expected
+    assert _near_halves(second, half(60.0, 80.0), R) is expected
 
 
 @pytest.mark.parametrize("seed, size", [
@@ -84,12 +110,12 @@ def test_face_under_a_leaning_token_is_not_read(seed, size, monkeypatch):
     assert scene.label["verdict"] == "rearrange"
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
-    m = re.match(r"two faces split from one blob, nearer than touching faces lie, joined by a waist (\d\.\d\d)",
-                 got.reason)
+    m = re.match(r"two faces cut from blobs \(not measured whole\), under 2\.0 token radii apart and joined by a "
+                 r"waist (\d\.\d\d)", got.reason)
     assert m is not None, got.reason
     assert float(m.group(1)) >= reader.SPLIT_HALVES_MAX_WAIST_RADII
     # the rule is what stops it: without it, the wrong outcome of four flat tokens
-    monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", 1e9)
+    monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", math.inf)
     off = read_frame(scene.image)
     assert off.verdict == "outcome", off.reason
     assert off.red == sum(t["face"] == "red" for t in scene.label["tokens"])
@@ -107,4 +133,4 @@ def test_touching_halves_joined_narrowly_are_read(seed, size, monkeypatch):
     # the pair is one the rule looks at: with a narrower bound, it abstains
     monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", 0.5)
     got = read_frame(scene.image)
-    assert got.verdict == "uncertain" and "split from one blob" in got.reason, got.reason
+    assert got.verdict == "uncertain" and "cut from blobs" in got.reason, got.reason

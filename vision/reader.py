@@ -132,9 +132,11 @@ EDGE_FIT_NEIGHBOUR_RADII = 3.0
 #: 245000-245999 at 1280x720: 55 pairs) had waists of at most 1.37.  Pairs
 #: whose colour is a shadow's are not measured (their shadows join them).
 FAINT_PAIRS_JOINED_MAX_DIST_RADII = 2.4
-#: Two faces that are halves of one blob (split as touching, or cut at half
-#: its contrast) closer than this many token radii by their centroids, where
-#: touching faces cannot lie ...
+#: Two faces found as parts of blobs, not measured whole (:func:`_half_of_blob`:
+#: halves of a blob split as touching, or faces cut at half its contrast),
+#: closer than this many token radii by their centroids (touching faces'
+#: true centres cannot be; their halves' centroids mostly come out nearer
+#: too, so the waist below decides) ...
 SPLIT_HALVES_JOINED_MAX_DIST_RADII = 2.0
 #: ... stop an outcome when what joins them at half their value
 #: (:func:`vision.tokens.faint_pair_waist`, measured whatever their colour)
@@ -143,7 +145,8 @@ SPLIT_HALVES_JOINED_MAX_DIST_RADII = 2.0
 #: a chord.  Six leaning overlaps (632025, 800751, 812577, 812595, 814946 at
 #: 640x480, 819675 at 1280x720; offsets 1.70-1.75 true radii) were split
 #: 1.86-1.91 radii apart, as far as touching halves measure (median 1.95, 1st
-#: percentile 1.85, 1,000 right touching outcomes), and read as four flat
+#: percentile 1.85, on the pairs of halves of the right touching outcomes of
+#: 806000-807999 at 640x480 and 816000-816999 at 1280x720), and read as four flat
 #: faces: wrong outcomes.  Their waists: 1.24-1.86.  Right touching outcomes'
 #: pairs of halves nearer than 2.0: median 1.0, 90th percentile 1.22-1.27
 #: (806000-807999 at 640x480, 816000-816999 at 1280x720), so this costs about
@@ -155,7 +158,8 @@ SPLIT_HALVES_JOINED_MAX_DIST_RADII = 2.0
 #: outcomes (898229, 899527: waists 1.40 and 1.31).
 SPLIT_HALVES_MAX_WAIST_RADII = 1.2
 #: Two faces each measured whole as a blob, closer than this many token
-#: radii (as near as touching faces are found) ...
+#: radii (the two scenes below: 1.96-1.97; whole faces of right touching
+#: outcomes are found from 1.82) ...
 SHORTENED_PAIR_MAX_DIST_RADII = 2.2
 #: ... both less round than this (minor / major axis) ...
 SHORTENED_PAIR_MAX_AXIS_RATIO = 0.92
@@ -163,7 +167,9 @@ SHORTENED_PAIR_MAX_AXIS_RATIO = 0.92
 #: more than this many degrees from it) stop an outcome.  A face partly
 #: under another is cut short towards it, and a token leaning on another is
 #: tilted towards it, its outline foreshortened along the line between them;
-#: two flat faces touching are whole circles.  Fresh scenes of a white
+#: two flat faces touching are round, and roundness is what separates them
+#: (the angle is a guard with no measured margin: whole faces of right
+#: touching outcomes point every way, 2-90 deg).  Fresh scenes of a white
 #: leaning on a red (908867, natural mix 1280x720: 1.97 radii apart, axis
 #: ratios 0.87 and 0.85, majors 79-83 deg from the line) and on a white
 #: (912050, natural mix 640x480: 1.96, 0.91 and 0.90, 78-82 deg), the face
@@ -175,6 +181,15 @@ SHORTENED_PAIR_MAX_AXIS_RATIO = 0.92
 #: least 0.907, and at least 0.948 under 2.2 radii (README, #3, eighteenth
 #: round).
 SHORTENED_PAIR_MIN_ANGLE_DEG = 45.0
+#: A face measured whole and so shortened towards a faint face (found by the
+#: disc filter or its outline, whose own shape is not measured) closer than
+#: this many token radii stops an outcome too (the reach of the joined faint
+#: pairs, ``FAINT_PAIRS_JOINED_MAX_DIST_RADII``).  A red 7 % under a white
+#: leaning on it (926691, leaning 640x480): the white found faintly, 2.28
+#: radii off by centroids and 2.03 by edges (1.84 true), past both faint-pair
+#: bounds; the red's blob 0.90 round, its major axis 86 deg from the line to
+#: the white: a wrong outcome.
+SHORTENED_BESIDE_FAINT_MAX_DIST_RADII = 2.4
 #: A face read white but found only faintly (by the disc filter or by its
 #: outline, not as a clear blob) that is at least this much darker than the
 #: plate (L*), and darker by more than its chroma, stops an outcome: the shadow
@@ -612,21 +627,28 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if max(joined, default=0.0) >= PAIR_MAX_NECK_RADII:
         return ("uncertain", f"two faint faces joined by a waist {max(joined):.2f} token radii wide: one may rest "
                 f"on the other, check that they do not overlap", cands, faces, 0.5)
-    halves = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r, shadow_colour=True)
-              for i, a in enumerate(flat) for b in flat[i + 1:] if _half_of_blob(a) and _half_of_blob(b)
-              and math.hypot(a.x - b.x, a.y - b.y) < SPLIT_HALVES_JOINED_MAX_DIST_RADII * r]
-    if max(halves, default=0.0) >= SPLIT_HALVES_MAX_WAIST_RADII:
-        return ("uncertain", f"two faces split from one blob, nearer than touching faces lie, joined by a waist "
-                f"{max(halves):.2f} token radii wide: one may lean on the other, check that they do not overlap",
-                cands, faces, 0.5)
+    half_waists = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r, shadow_colour=True)
+                   for i, a in enumerate(flat) for b in flat[i + 1:] if _near_halves(a, b, r)]
+    half_waists = [w for w in half_waists if not math.isnan(w)]  # none expected: measured whatever the colour
+    if max(half_waists, default=0.0) >= SPLIT_HALVES_MAX_WAIST_RADII:
+        return ("uncertain", f"two faces cut from blobs (not measured whole), under "
+                f"{SPLIT_HALVES_JOINED_MAX_DIST_RADII:.1f} token radii apart and joined by a waist "
+                f"{max(half_waists):.2f} token radii wide: one may lean on the other, check that they do not "
+                f"overlap", cands, faces, 0.5)
     shortened = [(math.hypot(a.x - b.x, a.y - b.y) / r, a, b) for i, a in enumerate(flat) for b in flat[i + 1:]
-                 if _shortened_towards(a, b) and _shortened_towards(b, a)
-                 and math.hypot(a.x - b.x, a.y - b.y) < SHORTENED_PAIR_MAX_DIST_RADII * r]
+                 if _shortened_pair(a, b, r)]
     if shortened:
         d, a, b = min(shortened, key=lambda t: t[0])
         return ("uncertain", f"two faces {d:.2f} token radii apart, both drawn out across the line between them "
                 f"(axis ratios {a.axis_ratio:.2f} and {b.axis_ratio:.2f}): one may lean on the other or hide part "
                 f"of it, check that they do not overlap", cands, faces, 0.5)
+    beside = [(math.hypot(c.x - o.x, c.y - o.y) / r, c) for c in flat for o in flat
+              if o is not c and _shortened_beside_faint(c, o, r)]
+    if beside:
+        d, c = min(beside, key=lambda t: t[0])
+        return ("uncertain", f"a face drawn out across the line to a faint face {d:.2f} token radii away (axis "
+                f"ratio {c.axis_ratio:.2f}): the faint one may lean on it or hide part of it, check that they do "
+                f"not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
     if room >= SATURATED_ROOM_MIN_RADII:
@@ -883,9 +905,34 @@ def _shortened_towards(c: Candidate, other: Candidate) -> bool:
 
 
 def _half_of_blob(c: Candidate) -> bool:
-    """A face found as part of a blob, not measured whole: a half of a blob
-    split in two, or a face cut from one at half its contrast."""
+    """A face found as part of a blob, not measured whole as one: a half of a
+    blob split in two, a face cut from one at half its contrast, or a face
+    measured again as a whole (:attr:`Candidate.whole_blob` False)."""
     return c.found_by == "blob" and not c.whole_blob
+
+
+def _near_halves(a: Candidate, b: Candidate, radius_px: float) -> bool:
+    """Two faces both :func:`_half_of_blob`, closer than
+    ``SPLIT_HALVES_JOINED_MAX_DIST_RADII`` token radii (``radius_px``,
+    canonical pixels) by their centroids."""
+    return (_half_of_blob(a) and _half_of_blob(b)
+            and math.hypot(a.x - b.x, a.y - b.y) < SPLIT_HALVES_JOINED_MAX_DIST_RADII * radius_px)
+
+
+def _shortened_beside_faint(c: Candidate, faint: Candidate, radius_px: float) -> bool:
+    """A face :func:`_shortened_towards` a face not found as a blob (its shape
+    not measured), closer than ``SHORTENED_BESIDE_FAINT_MAX_DIST_RADII`` token
+    radii (``radius_px``, canonical pixels)."""
+    return (faint.found_by != "blob" and _shortened_towards(c, faint)
+            and math.hypot(c.x - faint.x, c.y - faint.y) < SHORTENED_BESIDE_FAINT_MAX_DIST_RADII * radius_px)
+
+
+def _shortened_pair(a: Candidate, b: Candidate, radius_px: float) -> bool:
+    """Two faces each :func:`_shortened_towards` the other, closer than
+    ``SHORTENED_PAIR_MAX_DIST_RADII`` token radii (``radius_px``, canonical
+    pixels)."""
+    return (_shortened_towards(a, b) and _shortened_towards(b, a)
+            and math.hypot(a.x - b.x, a.y - b.y) < SHORTENED_PAIR_MAX_DIST_RADII * radius_px)
 
 
 def _edge_centres(residual: np.ndarray, flat: list[Candidate], tokenish: list[Candidate],
