@@ -21,9 +21,9 @@ import math
 
 import pytest
 
-from vision import reader
 from vision.reader import _shortened_beside_faint, _shortened_pair, _shortened_towards, read_frame
 from vision.synth import render_scene
+from scene_truth import assert_read_then_held, assert_wrong_outcome_without, up_face_reds
 from vision.tokens import Candidate
 
 
@@ -84,22 +84,15 @@ def test_face_under_a_leaning_token_as_two_blobs_is_not_read(seed, size, monkeyp
     assert got.verdict == "uncertain", got.reason
     assert "both drawn out across the line between them" in got.reason
     # the rule is what stops it: without it, the wrong outcome of four flat tokens
-    monkeypatch.setattr(reader, "SHORTENED_PAIR_MAX_AXIS_RATIO", 0.0)
-    off = read_frame(scene.image)
-    assert off.verdict == "outcome", off.reason
-    assert off.red == sum(t["face"] == "red" for t in scene.label["tokens"])
+    assert_wrong_outcome_without(monkeypatch, scene, SHORTENED_PAIR_MAX_AXIS_RATIO=0.0)
 
 
 def test_touching_whole_faces_are_read(monkeypatch):
     """Forced touching 910467 (1280x720): two whole faces 1.94 radii apart, both major axes across the
     line between them (80-90 deg), axis ratios 0.97 and 0.965: round, so read."""
     scene = render_scene(910467, "touching", size=(1280, 720))
-    got = read_frame(scene.image)
-    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
     # the pair is one the rule looks at: with any face less round than 0.99 counting, it abstains
-    monkeypatch.setattr(reader, "SHORTENED_PAIR_MAX_AXIS_RATIO", 0.99)
-    got = read_frame(scene.image)
-    assert got.verdict == "uncertain" and "drawn out across" in got.reason, got.reason
+    assert_read_then_held(monkeypatch, scene, "drawn out across", SHORTENED_PAIR_MAX_AXIS_RATIO=0.99)
 
 
 def test_shortened_beside_faint():
@@ -121,6 +114,5 @@ def test_face_under_a_faint_leaning_token_is_not_read(monkeypatch):
     assert scene.label["verdict"] == "rearrange"
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "drawn out across the line to a faint face" in got.reason, got.reason
-    monkeypatch.setattr(reader, "SHORTENED_BESIDE_FAINT_MAX_DIST_RADII", 0.0)
-    off = read_frame(scene.image)
-    assert (off.verdict, off.red) == ("outcome", 1), off.reason
+    assert up_face_reds(scene) == 1
+    assert_wrong_outcome_without(monkeypatch, scene, SHORTENED_BESIDE_FAINT_MAX_DIST_RADII=0.0)

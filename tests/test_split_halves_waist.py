@@ -32,6 +32,7 @@ import pytest
 from vision import reader
 from vision.reader import read_frame
 from vision.synth import render_scene
+from scene_truth import assert_read_then_held, assert_wrong_outcome_without
 from vision.reader import _near_halves
 from vision.tokens import Candidate, faint_pair_waist
 
@@ -115,10 +116,7 @@ def test_face_under_a_leaning_token_is_not_read(seed, size, monkeypatch):
     assert m is not None, got.reason
     assert float(m.group(1)) >= reader.SPLIT_HALVES_MAX_WAIST_RADII
     # the rule is what stops it: without it, the wrong outcome of four flat tokens
-    monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", math.inf)
-    off = read_frame(scene.image)
-    assert off.verdict == "outcome", off.reason
-    assert off.red == sum(t["face"] == "red" for t in scene.label["tokens"])
+    assert_wrong_outcome_without(monkeypatch, scene, SPLIT_HALVES_MAX_WAIST_RADII=math.inf)
 
 
 @pytest.mark.parametrize("seed, size", [
@@ -128,9 +126,5 @@ def test_face_under_a_leaning_token_is_not_read(seed, size, monkeypatch):
 ])
 def test_touching_halves_joined_narrowly_are_read(seed, size, monkeypatch):
     scene = render_scene(seed, "touching", size=size)
-    got = read_frame(scene.image)
-    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
     # the pair is one the rule looks at: with a narrower bound, it abstains
-    monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", 0.5)
-    got = read_frame(scene.image)
-    assert got.verdict == "uncertain" and "cut from blobs" in got.reason, got.reason
+    assert_read_then_held(monkeypatch, scene, "cut from blobs", SPLIT_HALVES_MAX_WAIST_RADII=0.5)
