@@ -14,6 +14,7 @@ plate, each decisively red or white, and nothing else on or over the plate.
 """
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from collections.abc import Callable
@@ -548,17 +549,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)
-    # every two flat faces: centre distance in token radii, and whether either is not a clear blob
-    pairs = [(math.hypot(a.x - b.x, a.y - b.y) / r, a.found_by != "blob" or b.found_by != "blob")
-             for i, a in enumerate(flat) for b in flat[i + 1:]]
-    apart = [d for d, _ in pairs]
     # A face not found as a blob is found off its centre beside another; its
     # edge gives the centre as surely as a blob's outline does (see
     # vision.face_centre), so two faces overlap when either measure puts them close.
-    edged = _edge_centres(view.residual, flat, tokenish, r)
-    by_edges = [math.hypot(ea[0] - eb[0], ea[1] - eb[1]) / r
-                for i, ea in enumerate(edged) for eb in edged[i + 1:]]
-    close = [min(d, e) for d, e in zip(apart, by_edges) if min(d, e) < OVERLAP_MAX_CENTRE_DIST_RADII]
+    # Every two flat faces, once: their distances by centres and by edges.
+    pairs = _face_pairs(flat, _edge_centres(view.residual, flat, tokenish, r), r)
+    close = [p for p in pairs if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII]
     if overlaps or close or (partials and n_tokens >= 4):
         return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
     if partials:
@@ -569,7 +565,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         x, y, c = max(search.suspects, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
-    nearest = min(apart, default=math.inf)
+    nearest = min((p.dist_radii for p in pairs), default=math.inf)
     if search.radius_source != "discs" and nearest < UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {nearest:.2f} token radii apart, and the token size not measured on a "
                 f"clear face: check that they do not overlap", cands, faces, 0.5)
@@ -612,37 +608,39 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"the white faces differ in lightness (L* spread {spread:.1f}): one may be a shadow "
                 f"or lie in one, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
-    faint_nearest = min((d for d, faint in pairs if faint), default=math.inf)
+    faint_nearest = min((p.dist_radii for p in pairs if p.faint), default=math.inf)
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {faint_nearest:.2f} token radii apart, one of them faint (its centre "
                 f"less sure): check that they do not overlap", cands, faces, 0.5)
-    faint_by_edges = min((e for (_, faint), e in zip(pairs, by_edges) if faint), default=math.inf)
+    faint_by_edges = min((p.edge_dist_radii for p in pairs if p.faint), default=math.inf)
     if faint_by_edges < FAINT_PAIR_MIN_EDGE_DIST_RADII:
         return ("uncertain", f"two faces {faint_by_edges:.2f} token radii apart by their edges, one of them faint: "
                 f"check that they do not overlap", cands, faces, 0.5)
-    joined = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r) for i, a in enumerate(flat)
-              for b in flat[i + 1:] if a.found_by != "blob" and b.found_by != "blob"
-              and math.hypot(a.x - b.x, a.y - b.y) < FAINT_PAIRS_JOINED_MAX_DIST_RADII * r]
+    joined = [faint_pair_waist(view.residual, (p.a.x, p.a.y), (p.b.x, p.b.y), r) for p in pairs
+              if p.both_faint and p.dist_px < FAINT_PAIRS_JOINED_MAX_DIST_RADII * r]
     joined = [w for w in joined if not math.isnan(w)]  # NaN: a shadow's colour, no waist measured
     if max(joined, default=0.0) >= PAIR_MAX_NECK_RADII:
         return ("uncertain", f"two faint faces joined by a waist {max(joined):.2f} token radii wide: one may rest "
                 f"on the other, check that they do not overlap", cands, faces, 0.5)
-    half_waists = [faint_pair_waist(view.residual, (a.x, a.y), (b.x, b.y), r, shadow_colour=True)
-                   for i, a in enumerate(flat) for b in flat[i + 1:] if _near_halves(a, b, r)]
+    half_waists = [faint_pair_waist(view.residual, (p.a.x, p.a.y), (p.b.x, p.b.y), r, shadow_colour=True)
+                   for p in pairs if _near_halves(p.a, p.b, r)]
     half_waists = [w for w in half_waists if not math.isnan(w)]  # none expected: measured whatever the colour
     if max(half_waists, default=0.0) >= SPLIT_HALVES_MAX_WAIST_RADII:
         return ("uncertain", f"two faces cut from blobs (not measured whole), under "
                 f"{SPLIT_HALVES_JOINED_MAX_DIST_RADII:.1f} token radii apart and joined by a waist "
                 f"{max(half_waists):.2f} token radii wide: one may lean on the other, check that they do not "
                 f"overlap", cands, faces, 0.5)
-    shortened = [(math.hypot(a.x - b.x, a.y - b.y) / r, a, b) for i, a in enumerate(flat) for b in flat[i + 1:]
-                 if _shortened_pair(a, b, r)]
+    shortened = [(p.dist_radii, p.a, p.b) for p in pairs if _shortened_pair(p.a, p.b, r)]
     if shortened:
         d, a, b = min(shortened, key=lambda t: t[0])
         return ("uncertain", f"two faces {d:.2f} token radii apart, both drawn out across the line between them "
                 f"(axis ratios {a.axis_ratio:.2f} and {b.axis_ratio:.2f}): one may lean on the other or hide part "
                 f"of it, check that they do not overlap", cands, faces, 0.5)
-    beside = [(math.hypot(c.x - o.x, c.y - o.y) / r, c) for c in flat for o in flat
+    # each face towards every other (ordered pairs, in flat's order: the first of equally near ones is reported)
+    pair_of = {}
+    for (i, j), p in zip(itertools.combinations(range(len(flat)), 2), pairs, strict=True):
+        pair_of[i, j] = pair_of[j, i] = p
+    beside = [(pair_of[i, j].dist_radii, c) for i, c in enumerate(flat) for j, o in enumerate(flat)
               if o is not c and _shortened_beside_faint(c, o, r)]
     if beside:
         d, c = min(beside, key=lambda t: t[0])
@@ -891,6 +889,67 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
     same = flat.lab is view.lab and flat.radius_px is view.radius_px and flat.plate_radius_px == view.plate_radius_px
     return _reading(decide(flat, search, plate, settings.face_rule, evidence if same else None, settings.light),
                     flat, search, plate, t0)
+
+
+@dataclass(frozen=True)
+class _FacePair:
+    """Two flat faces and how far apart they are, for the rules of :func:`decide`.
+
+    Attributes
+    ----------
+    a, b : Candidate
+        The two faces, ``a`` before ``b`` in the flat faces' order.
+    dist_px : float
+        Distance between their centres, canonical pixels.
+    dist_radii : float
+        ``dist_px`` / the token radius.
+    edge_dist_radii : float
+        Distance between their centres by their edges (:func:`_edge_centres`)
+        / the token radius.
+    """
+
+    a: Candidate
+    b: Candidate
+    dist_px: float
+    dist_radii: float
+    edge_dist_radii: float
+
+    @property
+    def faint(self) -> bool:
+        """Either face not found as a clear blob (its centre less sure)."""
+        return self.a.found_by != "blob" or self.b.found_by != "blob"
+
+    @property
+    def both_faint(self) -> bool:
+        """Neither face found as a clear blob."""
+        return self.a.found_by != "blob" and self.b.found_by != "blob"
+
+
+def _face_pairs(flat: list[Candidate], edged: list[tuple[float, float]], radius_px: float) -> list[_FacePair]:
+    """Every two flat faces, each pair once.
+
+    Parameters
+    ----------
+    flat : list of Candidate
+        The flat faces.
+    edged : list of (float, float)
+        Their centres by their edges (:func:`_edge_centres`), in ``flat``'s
+        order, canonical pixels.
+    radius_px : float
+        The token radius, canonical pixels.
+
+    Returns
+    -------
+    list of _FacePair
+        In the order of ``for i, a in enumerate(flat) for b in flat[i + 1:]``.
+    """
+    out = []
+    for i, (a, ea) in enumerate(zip(flat, edged)):
+        for b, eb in zip(flat[i + 1:], edged[i + 1:]):
+            dist_px = math.hypot(a.x - b.x, a.y - b.y)
+            out.append(_FacePair(a, b, dist_px, dist_px / radius_px,
+                                 math.hypot(ea[0] - eb[0], ea[1] - eb[1]) / radius_px))
+    return out
 
 
 def _shortened_towards(c: Candidate, other: Candidate) -> bool:
