@@ -211,8 +211,13 @@ def test_a_red_face_under_a_leaning_red_is_not_an_outcome(monkeypatch):
     # the halves' waist stops it too (reader.SPLIT_HALVES_MAX_WAIST_RADII, eighteenth round) ...
     without_fit = read_frame(scene.image)
     assert without_fit.verdict == "uncertain" and "cut from blobs" in without_fit.reason, without_fit.reason
-    # ... and with neither, it is the wrong outcome it was
+    # ... and so does their distance by their edges (without the fits, by
+    # their centroids: 1.86; reader.SPLIT_HALVES_MIN_EDGE_DIST_RADII, nineteenth round) ...
     monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", math.inf)
+    without_waist = read_frame(scene.image)
+    assert without_waist.verdict == "uncertain" and "by their edges" in without_waist.reason, without_waist.reason
+    # ... and with none of them, it is the wrong outcome it was
+    monkeypatch.setattr(reader, "SPLIT_HALVES_MIN_EDGE_DIST_RADII", 0.0)
     assert read_frame(scene.image).verdict == "outcome"
 
 

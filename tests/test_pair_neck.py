@@ -90,21 +90,29 @@ def test_raised_face_split_as_touching_is_an_overlap(seed, kind, monkeypatch):
     # puts two of the three under the overlap bound as well; and halves
     # nearer than 2.0 radii joined widely at half their contrast stop an
     # outcome (reader.SPLIT_HALVES_MAX_WAIST_RADII, eighteenth round), two of
-    # the three (waists 1.58 and 1.54) ...
-    stopped_by_waist = seed in (161528, 193362)
+    # the three (waists 1.58 and 1.54), and halves nearer than 1.9 radii by
+    # their edges (reader.SPLIT_HALVES_MIN_EDGE_DIST_RADII, nineteenth round;
+    # without the fits, by their centroids) the other (1.86) ...
     expected = "rearrange" if seed in (161528, 203832) else "uncertain"
     assert read_frame(scene.image).verdict == expected
     monkeypatch.setattr(reader, "EDGE_FIT_NEIGHBOUR_RADII", 0.0)
-    assert read_frame(scene.image).verdict == ("uncertain" if stopped_by_waist else "outcome")
-    # ... and with none of the three rules, each is the wrong outcome it was
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "cut from blobs" in got.reason, got.reason
+    # ... two of them (1.87 and 1.86) the edge bound without the waist ...
     monkeypatch.setattr(reader, "SPLIT_HALVES_MAX_WAIST_RADII", math.inf)
+    got = read_frame(scene.image)
+    assert (got.verdict == "uncertain") is (seed in (161528, 203832)), got.reason
+    # ... and with none of the four rules, each is the wrong outcome it was
+    monkeypatch.setattr(reader, "SPLIT_HALVES_MIN_EDGE_DIST_RADII", 0.0)
     assert read_frame(scene.image).verdict == "outcome"
 
 
-@pytest.mark.parametrize("seed", [173562, 173693])
+@pytest.mark.parametrize("seed", [173562])
 def test_touching_pair_with_a_wide_waist_is_still_read(seed):
-    """Real pixels (forced touching, 1280x720): two of the widest waists of
-    touching pairs under the bound (1.47 radii), read as their outcome."""
+    """Real pixels (forced touching, 1280x720): one of the widest waists of
+    touching pairs under the bound (1.47 radii), read as its outcome.  (The
+    other, 173693, is held since the nineteenth round: its halves measure
+    1.83 radii apart by their edges, see tests/test_split_halves_by_edges.py.)"""
     scene = render_scene(seed, "touching", size=(1280, 720))
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason

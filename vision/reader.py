@@ -158,6 +158,21 @@ SPLIT_HALVES_JOINED_MAX_DIST_RADII = 2.0
 #: 1,429 / 1,429 and 1280x720 729 / 729, where it closes two more wrong
 #: outcomes (898229, 899527: waists 1.40 and 1.31).
 SPLIT_HALVES_MAX_WAIST_RADII = 1.2
+#: ... and, whatever their waist, when their centres by their edges
+#: (:func:`_edge_centres`) are nearer than this many token radii.  A thin line
+#: of the leaning token's own edge (its side wall as a pale line, or a dark
+#: one) can cut the join at half its value, so the waist misses it: four
+#: leaning overlaps at the synthesizer's last offsets (1.71-1.74 true radii,
+#: hiding 7-8 % of the face under them) were split 1.87-1.95 radii apart by
+#: centroids, 1.81-1.86 by edges, with waists of 0-0.72, and read as four
+#: flat faces: wrong outcomes (901486 at 640x480, 922771 and 949081 at
+#: 1280x720, leaning overlaps; 955932 in a natural mix at 1280x540).  Between
+#: the overlap bound (1.8) and this one the edges cannot tell the two apart:
+#: halves of touching faces (2.0-2.04 true) nearer than 2.0 by centroids
+#: measure from 1.8 by edges in right outcomes (median 1.92, a quarter under
+#: 1.88: 174 pairs, forced touching 959000-959999 at 640x480).  So this costs
+#: right touching outcomes, and few others (README, #3, nineteenth round).
+SPLIT_HALVES_MIN_EDGE_DIST_RADII = 1.9
 #: Two faces each measured whole as a blob, closer than this many token
 #: radii (the two scenes below: 1.96-1.97; whole faces of right touching
 #: outcomes are found from 1.82) ...
@@ -630,6 +645,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"{SPLIT_HALVES_JOINED_MAX_DIST_RADII:.1f} token radii apart and joined by a waist "
                 f"{max(half_waists):.2f} token radii wide: one may lean on the other, check that they do not "
                 f"overlap", cands, faces, 0.5)
+    halves_by_edges = min((p.edge_dist_radii for p in pairs if _near_halves(p.a, p.b, r)), default=math.inf)
+    if halves_by_edges < SPLIT_HALVES_MIN_EDGE_DIST_RADII:
+        return ("uncertain", f"two faces cut from blobs (not measured whole), {halves_by_edges:.2f} token radii "
+                f"apart by their edges: one may lean on the other, check that they do not overlap",
+                cands, faces, 0.5)
     shortened = [(p.dist_radii, p.a, p.b) for p in pairs if _shortened_pair(p.a, p.b, r)]
     if shortened:
         d, a, b = min(shortened, key=lambda t: t[0])
