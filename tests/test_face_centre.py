@@ -153,6 +153,11 @@ def test_touching_pairs_are_not_overlaps(seed, monkeypatch):
     scene = render_scene(seed, "touching", size=(1280, 720))
     reading = read_frame(scene.image)
     assert reading.verdict == "uncertain", reading.reason
+    # (344731's token size comes from its one clear disc, the face touching
+    # the faint one; since the nineteenth round such a size counts as not
+    # measured, which stops it first: set aside to show this rule)
+    monkeypatch.setattr(reader, "SIZE_FACE_MIN_CLEAR_RADII", 0.0)
+    reading = read_frame(scene.image)
     assert "by their edges, one of them faint" in reading.reason
     monkeypatch.setattr(reader, "FAINT_PAIR_MIN_EDGE_DIST_RADII", 0.0)
     reading = read_frame(scene.image)

@@ -106,10 +106,14 @@ def test_covered_or_standing_face_is_not_read(seed, kind, size, monkeypatch, siz
 
 
 @pytest.mark.parametrize("seed", [1191, 1035])
-def test_right_outcomes_are_left_alone(seed):
+def test_right_outcomes_are_left_alone(seed, monkeypatch):
     # 1191: a faint white whose halves differ most of any right outcome
     # measured next to its contrast (0.55); 1035: a red blob whose halves
     # differ most in Lab units (4.7, under a strong light gradient)
+    # (since the nineteenth round 1191 abstains on another rule, two faces
+    # 2.15 radii apart on a size from one clear disc beside a face,
+    # reader.SIZE_FACE_MIN_CLEAR_RADII: set aside, this test is about the split)
+    monkeypatch.setattr(reader, "SIZE_FACE_MIN_CLEAR_RADII", 0.0)
     scene = render_scene(seed, size=(1280, 720))
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason

@@ -40,6 +40,12 @@ def test_face_partly_under_a_leaning_token_is_not_read(seed, kind, size, monkeyp
     assert scene.label["conditions"]["overlap_style"] == "leaning"
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", got.reason
+    if seed == 819000:
+        # since the nineteenth round its size, from its one clear disc (the face under the faint one),
+        # counts as not measured, which stops it first (reader.SIZE_FACE_MIN_CLEAR_RADII): set aside
+        assert "measured only on faces beside another" in got.reason, got.reason
+        monkeypatch.setattr(reader, "SIZE_FACE_MIN_CLEAR_RADII", 0.0)
+        got = read_frame(scene.image)
     m = re.match(r"two faces (\d\.\d\d) token radii apart by their edges, one of them faint", got.reason)
     assert m is not None, got.reason
     assert float(m.group(1)) < reader.FAINT_PAIR_MIN_EDGE_DIST_RADII

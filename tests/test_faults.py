@@ -222,7 +222,7 @@ def test_duplicated_and_out_of_order_frames_are_ignored_with_warnings():
 
 
 def test_monitor_clock_stepping_back_is_rebased():
-    clip, frames = clip_frames(4, "normal")
+    clip, frames = clip_frames(5, "normal")  # a clip read as an outcome (tests/test_monitor.py)
     times = [lab["t"] for lab in clip.frame_labels]
     stepped = [t if i < 8 else t - 100.0 for i, t in enumerate(times)]   # in idle, the clock jumps back 100 s
     mon = RoundMonitor(MonitorConfig(require_betting_closed=False))
@@ -233,7 +233,7 @@ def test_monitor_clock_stepping_back_is_rebased():
 
 
 def test_empty_frames_from_the_camera_warn_and_never_crash():
-    clip, frames = clip_frames(4, "normal")
+    clip, frames = clip_frames(5, "normal")  # a clip read as an outcome (tests/test_monitor.py)
     mon = RoundMonitor(MonitorConfig(require_betting_closed=False, warn_interval_s=0.5))
     evs = []
     junk = [None, np.zeros((0, 0, 3), np.uint8), np.zeros((4, 4, 3), np.uint8), "not a frame",

@@ -1,8 +1,10 @@
 """RoundMonitor on synthesized round clips (480x270, 12.5 fps), one test per path.
 
-Seeds: each variant uses seed 4 (the scene behind ``normal`` seed 4, whose
-reveal the reader reads at this size), or the lowest seeds >= 0 of a fixed
-list where noted.  The oracle is the clip's labels, but only where the reader
+Seeds: each variant uses seed 4 (the scene behind ``normal`` seed 4), or the
+lowest seeds >= 0 of a fixed list where noted; a test that needs the reveal
+read as an outcome uses ``normal`` seed 5 (seed 4's reveal, two faces 2.37-2.39
+radii apart on a size from the faint faces' edges, abstains since the
+nineteenth round's unmeasured-size bound of 2.4, see vision/reader.py).  The oracle is the clip's labels, but only where the reader
 itself gave a stable reading: when it abstains, the monitor must say
 ``uncertain`` and never invent an outcome.
 """
@@ -38,7 +40,7 @@ def check_event_shape(events):
         assert isinstance(e["reason"], str) and e["reason"]
 
 
-@pytest.mark.parametrize("seed", [4, 6])
+@pytest.mark.parametrize("seed", [5, 6])
 def test_normal_round(seed):
     clip, events, mon = run_clip(seed, "normal")
     check_event_shape(events)
@@ -63,9 +65,9 @@ def test_normal_round(seed):
     assert mon.reads <= 12
 
 
-def test_normal_seed4_is_read():
+def test_normal_seed5_is_read():
     """Non-vacuity: at least this clip gives an outcome (the reader reads it)."""
-    _, events, _ = run_clip(4, "normal")
+    _, events, _ = run_clip(5, "normal")
     assert final_events(events)[0]["event"] == "outcome"
 
 
@@ -225,8 +227,8 @@ def test_betting_signal_early_lift():
     _, events, _ = run_clip(4, "normal", betting="never")
     final = final_events(events)
     assert [(e["event"], e.get("code")) for e in final] == [("void", "early_lift")]
-    # closed when the bowl settled: an outcome
-    _, events, _ = run_clip(4, "normal", betting="signal")
+    # closed when the bowl settled: an outcome (seed 5: see the module's docstring)
+    _, events, _ = run_clip(5, "normal", betting="signal")
     assert final_events(events)[0]["event"] == "outcome"
 
 

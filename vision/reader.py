@@ -82,8 +82,31 @@ OVERLAP_MAX_CENTRE_DIST_RADII = 1.8
 #: faint faces' own regions measure that size (:func:`vision.faint_faces._radius_at_half_contrast`):
 #: 0.804-1.21 of the true one on the edge-sized frames read as outcome (187
 #: frames of fresh sets 341000-353999, median 0.99), so 1.8 / 0.78 = 2.3,
-#: with a little room below the least seen.
-UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.3
+#: with a little room below the least seen.  That room was too little: a
+#: white leaning on a white on white porcelain, every face faint, was sized
+#: 0.78 of the true radius, and its two faces, 1.80 true radii apart,
+#: measured 2.304 of it: read as four separate faces, a wrong outcome (fresh
+#: leaning overlap 982201 at 640x480, nineteenth round).  With room below
+#: that, 1.8 / 0.75 = 2.4, the bound as it was before the tenth round.
+UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
+#: The clear discs that give the token size (``TokenSearch.radius_faces``)
+#: measure it surely only when one of them at least lies this many of its
+#: radii from every other flat face; when each lies nearer to another, as a
+#: face touching or under another does (2.0-2.04 true radii for touching
+#: faces, with room for the size's own error), its region may be cut by the
+#: other or merged with it, and the size counts as not measured (the bound
+#: above applies).  A red 12 % under a
+#: white leaning on it, the frame's one clear disc (the white too pale to
+#: count), gave a size 0.84 of the true one, and the two faces, 1.75 true
+#: radii apart, measured 2.01 of it: read as touching, a wrong outcome (fresh
+#: leaning overlap 991950 at 640x480, nineteenth round).  On the disc-sized
+#: outcomes of fresh natural mixes at 640x480 (205, 1000000-1001999) the size
+#: from one disc measured 0.89-1.12 of the true one, from two or more
+#: 0.90-1.09; on forced touching outcomes (206, 1002000-1002999) from one disc
+#: 0.85-1.07, the one disc mostly one of the touching pair.  (First set at
+#: the bound above, 2.4, which also took faces merely near another: studio
+#: s2_020, two separate faces 2.36 radii apart, then abstained.)
+SIZE_FACE_MIN_CLEAR_RADII = 2.2
 #: Two flat faces, one of them not a clear blob (found by the disc filter or
 #: by its outline), need their centres this many token radii apart for an
 #: outcome.  The filter finds a faint face next to another off its centre,
@@ -584,6 +607,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if search.radius_source != "discs" and nearest < UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {nearest:.2f} token radii apart, and the token size not measured on a "
                 f"clear face: check that they do not overlap", cands, faces, 0.5)
+    if _size_faces_crowded(search, flat, r) and nearest < UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII:
+        return ("uncertain", f"two faces {nearest:.2f} token radii apart, and the token size measured only on "
+                f"faces beside another: check that they do not overlap", cands, faces, 0.5)
     # A face's shape must be decisive too: a blob near the disc/upright
     # boundary flips with resampling, so the reader abstains on it.
     misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO and not drawn_out_alike(c, flat)]
@@ -970,6 +996,18 @@ def _face_pairs(flat: list[Candidate], edged: list[tuple[float, float]], radius_
             out.append(_FacePair(a, b, dist_px, dist_px / radius_px,
                                  math.hypot(ea[0] - eb[0], ea[1] - eb[1]) / radius_px))
     return out
+
+
+def _size_faces_crowded(search: TokenSearch, flat: list[Candidate], radius_px: float) -> bool:
+    """Whether every clear disc that gave the token size (``search.radius_faces``)
+    lies nearer than ``SIZE_FACE_MIN_CLEAR_RADII`` token radii (``radius_px``,
+    canonical pixels) to another of the ``flat`` faces (its own candidate, within
+    half a radius of it, left out); False when the size is not from discs."""
+    if search.radius_source != "discs" or not search.radius_faces:
+        return False
+    reach = SIZE_FACE_MIN_CLEAR_RADII * radius_px
+    return all(any(0.5 * radius_px <= math.hypot(c.x - x, c.y - y) < reach for c in flat)
+               for x, y in search.radius_faces)
 
 
 def _shortened_towards(c: Candidate, other: Candidate) -> bool:

@@ -350,12 +350,16 @@ class TokenSearch:
         Disc-like evidence (canonical pixels, Lab units) too weak to be kept
         as a token but too strong to ignore; and marks of a token's colour too
         small to be one.
+    radius_faces : tuple of (x, y)
+        Centres (canonical pixels) of the clear discs whose median radius is
+        ``token_radius_px`` when ``radius_source`` is ``discs``; empty otherwise.
     """
 
     candidates: tuple[Candidate, ...]
     token_radius_px: float
     radius_source: str
     suspects: tuple[tuple[float, float, float], ...] = ()
+    radius_faces: tuple[tuple[float, float], ...] = ()
 
     def of_kind(self, *kinds: str) -> tuple[Candidate, ...]:
         return tuple(c for c in self.candidates if c.kind in kinds)
@@ -1088,6 +1092,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         strong = [b for b in disc_like if b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold] or disc_like
         token_r = float(np.median([half_max_radius(view.delta_e, b.mask) for b in strong]))
         radius_source = "discs"
+        radius_faces = tuple((b.x, b.y) for b in strong)
     else:
         clear = np.zeros(mask.shape, np.uint8)
         for b in blobs:
@@ -1095,6 +1100,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                 clear[b.mask] = 1
         token_r = _radius_from_faint_faces(view.residual, clear, mask, grow, allowed, lo_px, hi_px)
         radius_source = "edges" if token_r > 0 else "prior"
+        radius_faces = ()
         if token_r <= 0:
             token_r = math.sqrt(lo_px * hi_px)
     face_area = math.pi * token_r ** 2
@@ -1340,7 +1346,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                     if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
     cands = _bitten_blob_faces(cands, blobs, token_r, FLAT_KINDS)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
-                       suspects=tuple(suspects))
+                       suspects=tuple(suspects), radius_faces=radius_faces)
 
 
 #: The well's wall, for :func:`faces_against_wall`: canonical radii from this
