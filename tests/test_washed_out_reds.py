@@ -28,7 +28,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import reader
+from vision import faces, reader
 from vision.canonical import CanonicalView
 from vision.faces import FaceReading, core_levels
 from vision.reader import LightReference, read_frame, reference_red_green, washed_out_whites
@@ -147,12 +147,15 @@ def test_reds_washed_out_past_the_ceiling_are_no_wrong_outcome(seed, conditions)
     assert scene.label["red"] >= 1
     got = read_frame(scene.image)
     assert got.verdict == "uncertain", (got.verdict, got.red, got.reason)
-    assert "ceiling in red" in got.reason
+    # (430108's washed-out reds also differ in b* from its true white, which
+    # the whites' yellowness check, asked first, sees: since the nineteenth round)
+    assert "ceiling in red" in got.reason or (seed == 430108 and "differ in yellowness" in got.reason), got.reason
 
 
 @pytest.mark.parametrize("seed, conditions", WASHED_OUT)
 def test_without_the_rule_they_were_wrong_outcomes(seed, conditions, monkeypatch):
     monkeypatch.setattr(reader, "WHITE_CEILING_RED_LEVEL", 256.0)
+    monkeypatch.setattr(faces, "WHITE_MAX_SPREAD_B", math.inf)  # the yellowness check (430108) off too
     scene = render_scene(seed, "outcome", size=(1280, 720), conditions=conditions)
     got = read_frame(scene.image)
     assert got.verdict == "outcome" and got.red != scene.label["red"], (got.verdict, got.red)

@@ -284,6 +284,8 @@ class FaceReading:
         Median a* of the plate model under the face (not clipped at 0), Lab units.
     l_star, b_star : float
         Median L* (0-100) and b* of the face itself, Lab units.
+    plate_b_star : float
+        Median b* of the plate model under the face, Lab units.
     """
 
     face: str
@@ -296,6 +298,7 @@ class FaceReading:
     plate_a_star: float = 0.0
     l_star: float = 0.0
     b_star: float = 0.0
+    plate_b_star: float = 0.0
 
     def __post_init__(self) -> None:
         if self.face not in ("red", "white", "unknown"):
@@ -380,7 +383,8 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
         face_name = "unknown"
         margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
     return FaceReading(face_name, float(min(max(p_red, 0.0), 1.0)), delta_a, delta_l, chroma, margin,
-                       a_star=abs_a, plate_a_star=plate_a, l_star=face_l, b_star=abs_b)
+                       a_star=abs_a, plate_a_star=plate_a, l_star=face_l, b_star=abs_b,
+                       plate_b_star=float(plate_ref[2]))
 
 
 #: White faces in one frame (one light, one exposure) are alike: when their a*
@@ -503,6 +507,40 @@ def whites_alike_in_lightness(readings: list[FaceReading | None]) -> tuple[bool,
     """
     spread = _white_spread(readings, lambda f: (f.l_star, f.delta_l))
     return spread <= WHITE_MAX_SPREAD_L, spread
+
+
+#: White faces in one frame are alike in b* (yellow-blue) too: the light's
+#: colour tints them alike.  When their b* spreads by more than this, both as
+#: measured and relative to the plate beside each (Lab units), one of them
+#: may be a patch of a coloured glaze found as a face: on a gold plate a
+#: faint find the glaze's own yellow (b* 40, 0.7 L lighter than the plate)
+#: was read white beside a neutral white face (b* -1) and completed a count
+#: of four around three tokens (fresh forced three tokens 1016290 at
+#: 1280x720, nineteenth round: a spread of 41).  True white faces of one
+#: frame spread at most 6 in b* as measured in right outcomes (330 frames with
+#: two or more whites: forced four flat tokens 1020000-1020999 at 640x480 and
+#: a natural mix 1021000-1021375), 11 in any frame read.
+WHITE_MAX_SPREAD_B = 15.0
+
+
+def whites_alike_in_yellowness(readings: list[FaceReading | None]) -> tuple[bool, float]:
+    """Whether the faces read white in one frame are alike in b*.
+
+    Parameters
+    ----------
+    readings : list of FaceReading or None
+        The frame's face readings (None for candidates that are no flat face).
+
+    Returns
+    -------
+    alike : bool
+        False when at least two faces read white and their b* spreads by more
+        than ``WHITE_MAX_SPREAD_B`` both as measured and relative to the plate.
+    spread : float
+        The smaller of the two spreads, Lab units (0 with fewer than two whites).
+    """
+    spread = _white_spread(readings, lambda f: (f.b_star, f.b_star - f.plate_b_star))
+    return spread <= WHITE_MAX_SPREAD_B, spread
 
 
 #: An undecided face takes the colour of a face of the same frame decided by

@@ -29,7 +29,8 @@ from .exposure import SATURATED_MIN_LEVEL, saturated_room
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
-                    face_split, alike_in_frame, colours_apart, whites_alike, whites_alike_in_lightness)
+                    face_split, alike_in_frame, colours_apart, whites_alike, whites_alike_in_lightness,
+                    whites_alike_in_yellowness)
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
@@ -648,6 +649,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if not alike:
         return ("uncertain", f"the white faces differ in lightness (L* spread {spread:.1f}): one may be a shadow "
                 f"or lie in one, check by hand", cands, faces, 0.5)
+    alike, spread = whites_alike_in_yellowness(margins)
+    if not alike:
+        return ("uncertain", f"the white faces differ in yellowness (b* spread {spread:.1f}): one may be a patch "
+                f"of the plate's glaze, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
     faint_nearest = min((p.dist_radii for p in pairs if p.faint), default=math.inf)
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
