@@ -524,20 +524,13 @@ WHITE_MAX_SPREAD_B = 15.0
 
 
 def whites_alike_in_yellowness(readings: list[FaceReading | None]) -> tuple[bool, float]:
-    """Whether the faces read white in one frame are alike in b*.
+    """:func:`whites_alike` for b* (yellow-blue) with ``WHITE_MAX_SPREAD_B``.
 
-    Parameters
-    ----------
-    readings : list of FaceReading or None
-        The frame's face readings (None for candidates that are no flat face).
-
-    Returns
-    -------
-    alike : bool
-        False when at least two faces read white and their b* spreads by more
-        than ``WHITE_MAX_SPREAD_B`` both as measured and relative to the plate.
-    spread : float
-        The smaller of the two spreads, Lab units (0 with fewer than two whites).
+    ``readings`` may hold None (candidates that are no flat face).  Returns
+    ``(alike, spread)``: the smaller of the b* spreads of the faces read white
+    as measured and relative to the plate (``FaceReading.plate_b_star``), Lab
+    units, 0 with fewer than two whites; ``alike`` is whether it is at most
+    the bound.
     """
     spread = _white_spread(readings, lambda f: (f.b_star, f.b_star - f.plate_b_star))
     return spread <= WHITE_MAX_SPREAD_B, spread
