@@ -106,7 +106,7 @@ UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII = 2.4
 #: 0.90-1.09; on forced touching outcomes (206, 1002000-1002999) from one disc
 #: 0.85-1.07, the one disc mostly one of the touching pair.  (First set at
 #: the bound above, 2.4, which also took faces merely near another: studio
-#: s2_020, two separate faces 2.36 radii apart, then abstained.)
+#: s2_020, two separate faces 2.36 radii apart, and s1_020 scaled up, then abstained.)
 SIZE_FACE_MIN_CLEAR_RADII = 2.2
 #: Two flat faces, one of them not a clear blob (found by the disc filter or
 #: by its outline), need their centres this many token radii apart for an
