@@ -668,15 +668,16 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if max(joined, default=0.0) >= PAIR_MAX_NECK_RADII:
         return ("uncertain", f"two faint faces joined by a waist {max(joined):.2f} token radii wide: one may rest "
                 f"on the other, check that they do not overlap", cands, faces, 0.5)
+    halves = [p for p in pairs if _near_halves(p.a, p.b, r)]
     half_waists = [faint_pair_waist(view.residual, (p.a.x, p.a.y), (p.b.x, p.b.y), r, shadow_colour=True)
-                   for p in pairs if _near_halves(p.a, p.b, r)]
+                   for p in halves]
     half_waists = [w for w in half_waists if not math.isnan(w)]  # none expected: measured whatever the colour
     if max(half_waists, default=0.0) >= SPLIT_HALVES_MAX_WAIST_RADII:
         return ("uncertain", f"two faces cut from blobs (not measured whole), under "
                 f"{SPLIT_HALVES_JOINED_MAX_DIST_RADII:.1f} token radii apart and joined by a waist "
                 f"{max(half_waists):.2f} token radii wide: one may lean on the other, check that they do not "
                 f"overlap", cands, faces, 0.5)
-    halves_by_edges = min((p.edge_dist_radii for p in pairs if _near_halves(p.a, p.b, r)), default=math.inf)
+    halves_by_edges = min((p.edge_dist_radii for p in halves), default=math.inf)
     if halves_by_edges < SPLIT_HALVES_MIN_EDGE_DIST_RADII:
         return ("uncertain", f"two faces cut from blobs (not measured whole), {halves_by_edges:.2f} token radii "
                 f"apart by their edges: one may lean on the other, check that they do not overlap",
@@ -687,14 +688,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"two faces {d:.2f} token radii apart, both drawn out across the line between them "
                 f"(axis ratios {a.axis_ratio:.2f} and {b.axis_ratio:.2f}): one may lean on the other or hide part "
                 f"of it, check that they do not overlap", cands, faces, 0.5)
-    # each face towards every other (ordered pairs, in flat's order: the first of equally near ones is reported)
-    pair_of = {}
-    for (i, j), p in zip(itertools.combinations(range(len(flat)), 2), pairs, strict=True):
-        pair_of[i, j] = pair_of[j, i] = p
-    beside = [(pair_of[i, j].dist_radii, c) for i, c in enumerate(flat) for j, o in enumerate(flat)
-              if o is not c and _shortened_beside_faint(c, o, r)]
+    # each face towards every other, both ways round each pair; of equally near ones the first in flat's
+    # order (its index, then the other's) is reported
+    beside = [(p.dist_radii, ci, oi, c)
+              for (i, j), p in zip(itertools.combinations(range(len(flat)), 2), pairs, strict=True)
+              for ci, oi, c, o in ((i, j, p.a, p.b), (j, i, p.b, p.a)) if _shortened_beside_faint(c, o, r)]
     if beside:
-        d, c = min(beside, key=lambda t: t[0])
+        d, _, _, c = min(beside, key=lambda t: t[:3])
         return ("uncertain", f"a face drawn out across the line to a faint face {d:.2f} token radii away (axis "
                 f"ratio {c.axis_ratio:.2f}): the faint one may lean on it or hide part of it, check that they do "
                 f"not overlap", cands, faces, 0.5)
