@@ -69,8 +69,18 @@ CONDITION_KEYS = (
     "exposure_stops", "noise_sigma", "blur", "blur_sigma_px", "motion_length_px", "motion_angle_deg",
     "jpeg_quality", "glaze", "cloth", "cloth_texture", "token_radius_frac", "token_thickness_frac",
     "red_style", "white_style", "token_body", "bowl", "light_x_R", "light_y_R", "light_height_R", "ambient",
-    "vignette", "shadow_strength", "overlap_style",
+    "vignette", "shadow_strength", "overlap_style", "plate_decor", "decor_colour",
 )
+#: Painted decoration of the plate (``plate_decor``), never drawn: plain
+#: unless the caller sets it, so every scene drawn before it existed is the
+#: same.  Its details (and ``decor_colour`` when not set) come from a random
+#: stream of their own (``[seed, 4]``); see :func:`vision.synth_paint.decor_coverage`.
+DECORS = ("plain", "speckle", "rings", "motif")
+#: Paint colours of a decoration (sRGB), and the ones each kind picks from.
+DECOR_COLOURS = {"cobalt": (38, 66, 150), "iron": (92, 70, 52), "red": (176, 40, 36), "gold": (196, 152, 64),
+                 "black": (30, 28, 28)}
+DECOR_PALETTES = {"speckle": ("iron", "black"), "rings": ("cobalt", "red", "gold", "black"),
+                  "motif": ("cobalt", "cobalt", "cobalt", "red")}
 
 
 def source_digest() -> str:
@@ -196,6 +206,11 @@ def draw_conditions(rng: np.random.Generator, size: tuple[int, int], overrides: 
             raise ValueError(f"conditions['jpeg_quality']: expected an int in [1, 100] or None, got {q!r}")
         if c["cloth_texture"] not in ("felt", "weave", "wood"):
             raise ValueError(f"conditions['cloth_texture']: expected felt, weave or wood, got {c['cloth_texture']!r}")
+        if c.get("plate_decor", "plain") not in DECORS:
+            raise ValueError(f"conditions['plate_decor']: expected one of {DECORS}, got {c['plate_decor']!r}")
+        if c.get("decor_colour") is not None and c["decor_colour"] not in DECOR_COLOURS:
+            raise ValueError(f"conditions['decor_colour']: expected one of {tuple(DECOR_COLOURS)} or None, got "
+                             f"{c['decor_colour']!r}")
     return c
 
 
@@ -395,6 +410,18 @@ def scene_colours(c: dict) -> dict:
     }
 
 
+def _plate_decor(seed: int, c: dict, plate: sp.PlateModel) -> tuple[sp.Decor, dict]:
+    """The plate's decoration for ``c["plate_decor"]`` (not plain), from its own stream
+    ``[seed, 4]``; sets ``c["decor_colour"]`` when the caller did not."""
+    rng = np.random.default_rng([seed, 4])
+    kind = c["plate_decor"]
+    colour = str(rng.choice(DECOR_PALETTES[kind]))
+    if c.get("decor_colour") is None:
+        c["decor_colour"] = colour
+    coverage, info = sp.decor_coverage(kind, rng, plate)
+    return sp.Decor(coverage, _jit(DECOR_COLOURS[c["decor_colour"]], [1, 1, 1]).astype(np.float32)), info
+
+
 def make_light(c: dict) -> Light:
     return Light(np.array([c["light_x_R"], c["light_y_R"], c["light_height_R"]], float), float(c["ambient"]))
 
@@ -573,7 +600,7 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
                    weave_period_R=float(tex_rng.uniform(0.012, 0.03)) if c["cloth_texture"] != "wood" else 0.12,
                    mottle_amp=0.05, fine_amp=0.03)
     px_per_R = cam.K[0, 0] / float(np.linalg.norm(cam.t))
-    plate_label = None
+    plate_label = decor_label = None
     if kind == "no_plate":
         if tex_rng.random() < 0.5:
             sp.paint_card(cv, tex_rng.uniform(-0.6, 0.6, 2), half_w_R=0.2, half_h_R=0.3,
@@ -581,8 +608,11 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
                           albedo=srgb_to_linear(tex_rng.integers(60, 240, 3)))
     else:
         sp.paint_plate_shadow(cv, plate, blur_sigma_px=0.05 * px_per_R, strength=c["shadow_strength"])
+        decor = None
+        if c.get("plate_decor", "plain") != "plain":
+            decor, decor_label = _plate_decor(seed, c, plate)
         plate_label = sp.paint_plate(cv, plate, albedo=colours["glaze"], band_albedo=colours["band"],
-                                     specular=colours["glaze_spec"], shininess=colours["glaze_shine"])
+                                     specular=colours["glaze_spec"], shininess=colours["glaze_shine"], decor=decor)
     tokens: list[dict] = []
     stick_label = None
     if kind == "covered":
@@ -654,4 +684,6 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
     }
     if stick_label is not None:
         label["stick"] = stick_label
+    if decor_label is not None:
+        label["decor"] = decor_label
     return Scene(image=image, label=label, jpeg_bytes=jpeg)

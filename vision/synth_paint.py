@@ -124,9 +124,128 @@ def plate_outline(cv: Canvas, plate: PlateModel) -> np.ndarray:
     return hull(cv.camera.project(np.concatenate([top, foot])))
 
 
+#: Texels across the decoration texture, which spans the plate's [-1, 1] x
+#: [-1, 1] (plate radii): 0.001 plate radii a texel, under a pixel at 4K.
+DECOR_TEXELS = 2048
+
+
+@dataclass(frozen=True)
+class Decor:
+    """Painted decoration of a plate's glaze: a coverage texture and its colour.
+
+    Attributes
+    ----------
+    coverage : ndarray, float32, (DECOR_TEXELS, DECOR_TEXELS)
+        Paint coverage in [0, 1]; texel ``(i, j)`` is the plate point
+        ``x = -1 + 2 j / (T - 1)``, ``y = -1 + 2 i / (T - 1)`` (plate radii).
+    albedo : ndarray, float32, (3,)
+        Linear-RGB albedo of the paint.
+    """
+
+    coverage: np.ndarray
+    albedo: np.ndarray
+
+    def __post_init__(self) -> None:
+        t = DECOR_TEXELS
+        if self.coverage.shape != (t, t) or self.coverage.dtype != np.float32:
+            raise ValueError(f"coverage: expected float32 ({t}, {t}), got {self.coverage.dtype} {self.coverage.shape}")
+        if np.shape(self.albedo) != (3,):
+            raise ValueError(f"albedo: expected shape (3,), got {np.shape(self.albedo)}")
+
+
+def _texel(v_R: float) -> float:
+    """Plate radii to texels (a length)."""
+    return v_R * (DECOR_TEXELS - 1) / 2.0
+
+
+#: Fixed-point bits of the decoration's drawing (sub-texel placement).
+_DECOR_SHIFT = 4
+
+
+def _texel_point(x_R: float, y_R: float) -> tuple[int, int]:
+    """A plate point (plate radii) to texel coordinates, fixed point (``_DECOR_SHIFT`` bits)."""
+    f = (DECOR_TEXELS - 1) / 2.0 * (1 << _DECOR_SHIFT)
+    return int(round((x_R + 1.0) * f)), int(round((y_R + 1.0) * f))
+
+
+def decor_coverage(kind: str, rng: np.random.Generator, plate: PlateModel) -> tuple[np.ndarray, dict]:
+    """Draw a decoration's coverage texture (see :class:`Decor`) and describe it.
+
+    ``speckle``: iron specks in the glaze, 0.004-0.012 plate radii, 300-1500
+    of them over the plate.  ``rings``: one to three painted concentric lines,
+    0.006-0.02 plate radii wide, in the well or on the rim.  ``motif``: a
+    blue-and-white style medallion: a ring 0.2-0.35 plate radii out with
+    6-10 petals round it, and two to five brush strokes (arcs) in the well.
+
+    Returns
+    -------
+    coverage : ndarray, float32, (DECOR_TEXELS, DECOR_TEXELS)
+    info : dict
+        JSON-able description for the scene label.
+    """
+    t = DECOR_TEXELS
+    canvas = np.zeros((t, t), np.uint8)
+    aa, sh = cv2.LINE_AA, _DECOR_SHIFT
+    info: dict = {"kind": kind}
+    if kind == "speckle":
+        n = int(rng.integers(300, 1500))
+        rad = 0.98 * np.sqrt(rng.random(n))
+        ang = rng.uniform(0, 2 * math.pi, n)
+        size = rng.uniform(0.004, 0.012, n)
+        strength = rng.uniform(0.4, 1.0, n)
+        for r, a, s, k in zip(rad, ang, size, strength):
+            cv2.circle(canvas, _texel_point(r * math.cos(a), r * math.sin(a)), int(round(_texel(s) * (1 << sh))),
+                       int(round(255 * k)), thickness=-1, lineType=aa, shift=sh)
+        info["specks"] = n
+    elif kind == "rings":
+        k = int(rng.integers(1, 4))
+        radii = sorted(float(rng.uniform(0.3, 0.97)) for _ in range(k))
+        widths = [float(rng.uniform(0.006, 0.02)) for _ in range(k)]
+        for r, w in zip(radii, widths):
+            cv2.circle(canvas, _texel_point(0.0, 0.0), int(round(_texel(r) * (1 << sh))), 255,
+                       thickness=max(1, int(round(_texel(w)))), lineType=aa, shift=sh)
+        info["rings_R"] = [round(r, 4) for r in radii]
+        info["widths_R"] = [round(w, 4) for w in widths]
+    elif kind == "motif":
+        r0 = float(rng.uniform(0.2, 0.35))
+        width = float(rng.uniform(0.01, 0.02))
+        cv2.circle(canvas, _texel_point(0.0, 0.0), int(round(_texel(r0) * (1 << sh))), 255,
+                   thickness=max(1, int(round(_texel(width)))), lineType=aa, shift=sh)
+        petals = int(rng.integers(6, 11))
+        turn = float(rng.uniform(0, 2 * math.pi))
+        length, breadth = float(rng.uniform(0.04, 0.07)), float(rng.uniform(0.015, 0.03))
+        for i in range(petals):
+            a = turn + 2 * math.pi * i / petals
+            cx, cy = (r0 + length + width) * math.cos(a), (r0 + length + width) * math.sin(a)
+            cv2.ellipse(canvas, _texel_point(cx, cy),
+                        (int(round(_texel(length) * (1 << sh))), int(round(_texel(breadth) * (1 << sh)))),
+                        math.degrees(a), 0, 360, 255, thickness=-1, lineType=aa, shift=sh)
+        strokes = int(rng.integers(2, 6))
+        for _ in range(strokes):
+            rr = float(rng.uniform(0.45, plate.well_R - 0.05))
+            a0 = float(rng.uniform(0, 360))
+            span = float(rng.uniform(20, 70))
+            sw = float(rng.uniform(0.008, 0.02))
+            cv2.ellipse(canvas, _texel_point(0.0, 0.0), (int(round(_texel(rr) * (1 << sh))),) * 2, 0.0, a0, a0 + span,
+                        255, thickness=max(1, int(round(_texel(sw)))), lineType=aa, shift=sh)
+        info.update(medallion_R=round(r0, 4), petals=petals, strokes=strokes)
+    else:
+        raise ValueError(f"kind: expected speckle, rings or motif, got {kind!r}")
+    return canvas.astype(np.float32) * np.float32(1.0 / 255.0), info
+
+
+def _decor_at(decor: Decor, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+    """The decoration's coverage at plate points (plate radii), bilinear, 0 off the texture."""
+    f = np.float32((DECOR_TEXELS - 1) / 2.0)
+    return cv2.remap(decor.coverage, ((px + 1.0) * f).astype(np.float32), ((py + 1.0) * f).astype(np.float32),
+                     interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+
+
 def paint_plate(cv: Canvas, plate: PlateModel, *, albedo: np.ndarray, band_albedo: np.ndarray,
-                specular: float, shininess: float) -> dict:
-    """Paint the plate; returns the label ellipse of the outer rim (pixels)."""
+                specular: float, shininess: float, decor: Decor | None = None) -> dict:
+    """Paint the plate; returns the label ellipse of the outer rim (pixels).
+
+    ``decor``: paint on the glaze (under the glaze's gloss), or None."""
     outline = plate_outline(cv, plate)
     roi = cv.roi(outline)
     rim = conic_ellipse(cv.camera.table_homography(plate.rim_height_R), 1.0)
@@ -155,6 +274,9 @@ def paint_plate(cv: Canvas, plate: PlateModel, *, albedo: np.ndarray, band_albed
     occl = 1.0 - 0.12 * np.exp(-((rho - plate.well_R) / 0.03) ** 2)
     band = smoothstep(plate.rim_inner_R - 0.02, plate.rim_inner_R + 0.02, rho)[..., None]
     alb = albedo * (1.0 - band) + band_albedo * band
+    if decor is not None:
+        cover = _decor_at(decor, px, py)[..., None]
+        alb = alb * (1.0 - cover) + decor.albedo * cover
     spec = cv.light.specular(p, n, eye, shininess)
     colour = alb * (irr * occl)[..., None] + (specular * spec)[..., None]
     cv.blend(roi, alpha, colour)
