@@ -158,6 +158,17 @@ SUSPECT_MIN_CORE_SHARE = 0.3
 #: at least this contrast (Lab units) stands even when its region is not
 #: token-like (see find_tokens).
 ROUND_SUSPECT_MIN_CONTRAST = 6.0
+#: ... with its centre within this fraction of the plate radius: as far out
+#: as a face's centre may lie (``FAINT_ACCEPT_RADIUS_FRAC``: a token against
+#: the well's wall), not only on the flat of the well
+#: (``FAINT_SEARCH_RADIUS_FRAC``).  By the wall the wall's shading joins a
+#: face's region, so it is not token-like there all the more (scene 1050276
+#: at 640x480: a fifth, dark red face on black lacquer 0.722 of the plate
+#: radius out, 18.9 Lab in all eight sectors, its region 1.76 face areas at
+#: axis ratio 0.39, was dropped and four tokens were read).  A/B against
+#: 0.72: 1 right outcome of 2,000 natural 640x480 scenes fewer, none of
+#: 1,000 at 1280x720, 600 four-flat or 1,000 five-token scenes.
+ROUND_SUSPECT_MAX_RADIUS_FRAC = 0.80
 #: ... and so does one of at least this contrast whose core is redder than
 #: every candidate's (a face of the other colour; see ``_other_colour``).
 OTHER_COLOUR_SUSPECT_MIN_CONTRAST = ROUND_SUSPECT_MIN_CONTRAST
@@ -1180,7 +1191,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         if n_sectors >= SUSPECT_MIN_SECTORS and contrast >= suspect_min:
             suspects.append((float(x), float(y), contrast))
             edge_suspects.add((float(x), float(y)))
-            if n_sectors == 8 and allowed[y, x] and contrast >= ROUND_SUSPECT_MIN_CONTRAST:
+            if (n_sectors == 8 and view.radius_px[y, x] < ROUND_SUSPECT_MAX_RADIUS_FRAC * R
+                    and contrast >= ROUND_SUSPECT_MIN_CONTRAST):
                 round_suspects.add((float(x), float(y)))
 
     examined = _peaks(resp, search, min(min_resp, suspect_min), 1.5 * token_r)
