@@ -9,7 +9,8 @@ reading's (verdict, red, reason) in a JSON file; a later run compares against
 it and lists every difference.  Confidence and positions are not compared.
 
     .venv/bin/python bench/check_same.py --record   # write bench/baseline_readings.json
-    .venv/bin/python bench/check_same.py            # compare; exit 1 on any difference
+    .venv/bin/python bench/check_same.py            # compare; exit 1 on a verdict or red difference
+    .venv/bin/python bench/check_same.py --strict   # ... or on a reason-text difference too
 
 The synthesized frames are cached (lossless PNG) under out/bench_cache/ so a
 comparison does not re-render them; the cache's name carries the
@@ -93,6 +94,8 @@ def main() -> int:
     ap.add_argument("--record", action="store_true", help="write the baseline instead of comparing")
     ap.add_argument("--baseline", default=str(BASELINE))
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--strict", action="store_true",
+                    help="exit 1 on a reason-text difference too (for a refactor that must change nothing)")
     args = ap.parse_args()
     CACHE.mkdir(parents=True, exist_ok=True)
     todo = [(s, k) for s in SEEDS for k in KINDS]
@@ -118,7 +121,7 @@ def main() -> int:
         print(d)
     print(f"compared {len(readings)} readings with {path}: {n_verdict} verdict/red differences, "
           f"{len(diffs) - n_verdict} reason-text differences")
-    return 1 if n_verdict else 0
+    return 1 if n_verdict or (args.strict and diffs) else 0
 
 
 if __name__ == "__main__":
