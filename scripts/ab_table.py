@@ -164,6 +164,11 @@ def main(argv: list[str] | None = None) -> int:
                     help="set a condition (KEY=VALUE), draw it (KEY=LO:HI) or pick it (KEY=A,B,...); repeatable")
     ap.add_argument("--json", type=Path, default=None, help="write every row here")
     args = ap.parse_args(argv)
+    # One OpenCV thread in this process before any worker is forked (as the
+    # workers themselves): a worker forked from a process whose OpenCV thread
+    # pool has started can wait forever on its lock (see scripts/synth_table.py).
+    import cv2
+    cv2.setNumThreads(1)
     try:
         lo, hi = (int(v) for v in args.seeds.split(":"))
         w, h = (int(v) for v in args.size.lower().split("x"))

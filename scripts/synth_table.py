@@ -181,6 +181,12 @@ def main() -> int:
                     help="write one JSON line per scene as it is read (seed, kind, verdict, red, reason, "
                          "right/wrong/uncertain, the label's verdict and red, conditions)")
     args = ap.parse_args()
+    # One OpenCV thread in this process before anything runs: the check render
+    # below would otherwise start OpenCV's thread pool here, and a worker forked
+    # from a process with that pool can wait forever on its lock (seen twice with
+    # --condition plate_decor=..., whose painting uses cv2.remap on a large texture).
+    import cv2
+    cv2.setNumThreads(1)
     lo, hi = (int(v) for v in args.seeds.split(":"))
     w, h = (int(v) for v in args.size.lower().split("x"))
     from vision.synth import CONDITION_KEYS, KINDS, render_scene

@@ -129,3 +129,19 @@ def test_cli_conditions_reach_the_scenes(tmp_path):
                 ["--json", str(tmp_path / "no-such-folder" / "rows.jsonl")]):
         res = subprocess.run(cmd + bad, capture_output=True, text=True, timeout=60)
         assert res.returncode == 2 and bad[0] in res.stderr, res.stderr
+
+
+def test_cli_with_a_painted_plate_and_two_workers(tmp_path):
+    """A painted plate (``plate_decor``, whose painting runs OpenCV in the
+    parent's check render) with two forked workers: the run ends (a worker
+    forked after OpenCV's thread pool started in the parent could hang) and
+    every scene carries its decoration."""
+    dump = tmp_path / "rows.jsonl"
+    cmd = [sys.executable, str(ROOT / "scripts" / "synth_table.py"), "--seeds", "303000:303004", "--size",
+           "320x240", "--workers", "2", "--kind", "outcome", "--condition", "plate_decor=rings,motif",
+           "--by", "plate_decor", "--json", str(dump)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    scenes = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert [s["seed"] for s in scenes] == [303000, 303001, 303002, 303003]
+    assert all(s["conditions"]["plate_decor"] in ("rings", "motif") for s in scenes)
