@@ -37,8 +37,10 @@ from .plate import (PlateFit, _component_box, _component_centroid, _components_w
 from .rim import rim_crossings
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
-from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FLAT_FACE_MIN_AXIS_RATIO, FLAT_KINDS, TOKENS_PER_ROUND, Candidate,
-                     TokenSearch, _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
+from .candidates import _mean_residual
+from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_CORE_RADII, FLAT_FACE_MIN_AXIS_RATIO, FLAT_KINDS,
+                     LEAN_MAX_COSINE, SUSPECT_MIN_CORE_SHARE, TOKENS_PER_ROUND, Candidate, TokenSearch,
+                     _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
 from .types import Reading, TokenReading
 
 #: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
@@ -240,6 +242,36 @@ SHORTENED_BESIDE_FAINT_MAX_DIST_RADII = 2.4
 #: 12.8 L darker (forced four flat tokens 150000-151499 at 640x480), so the
 #: bound costs about one such frame in 1,500.
 FAINT_WHITE_MAX_DARK_L = 12.0
+#: White faces of one frame differ from the plate the same way: one light,
+#: one glaze and one token material (grey whites are darker than a white
+#: porcelain plate, bright ones lighter than a dim glaze; a shadow darkens a
+#: face but does not turn its difference round).  A white face found only
+#: faintly (disc filter or outline) whose core (``FAINT_PAIR_CORE_RADII`` of
+#: the radius, the residual from the plate model) points the opposite way to
+#: the core of every other white face of the frame (cosine at most
+#: ``WHITES_OPPOSED_MAX_COSINE``, the bound of ``tokens._drop_leans``) is the
+#: bare plate where the plate model (ring medians, the angular shading fitted
+#: over the same ring bands) leans toward those faces, or a face and the
+#: plate can't be told apart there: ``uncertain``, never a drop (see
+#: :func:`_whites_opposed`).  Fresh leaning overlap 1082806 at 800x600: three
+#: grey whites and their shadows in one ring band (0.39-0.40 of the plate
+#: radius), under 12 Lab from the plate and so not left out of either fit,
+#: pulled its model down there: the angular shading by 2.1-2.6 L (about 0
+#: fitted clear of them), the ring median by about 1.4; the bare plate
+#: between them was found as a faint white, +5.1 L, cosine -0.99 with both other whites'
+#: cores (-3.4 and -2.1 L, measured against the same leaning model), and
+#: completed a count of four around an overlap.  False: the rule is off.
+WHITES_SAME_WAY = True
+WHITES_OPPOSED_MAX_COSINE = LEAN_MAX_COSINE
+#: A face's colour direction is read only where its core differs from the
+#: plate by at least this share of its disc contrast (the share below which a
+#: find's contrast comes from its surround ring alone,
+#: ``tokens.SUSPECT_MIN_CORE_SHARE``): a core within a Lab unit of the plate
+#: points anywhere (two grey whites on white porcelain, cores 0.95 and 0.46
+#: Lab from the plate at contrasts 4.9 and 4.2, cosine -0.75: fresh forced
+#: four flat tokens 1113551).  Whites whose direction is not read are left out
+#: of the comparison, on either side.
+WHITES_OPPOSED_MIN_CORE_SHARE = SUSPECT_MIN_CORE_SHARE
 #: An outcome needs no region of the well at the sensor's ceiling, away from
 #: the tokens found, holding a disc of this many token radii: a white token
 #: there would not show (:mod:`vision.exposure`).  Less than a whole face: a
@@ -653,6 +685,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if not alike:
         return ("uncertain", f"the white faces differ in yellowness (b* spread {spread:.1f}): one may be a patch "
                 f"of the plate's glaze, check by hand", cands, faces, 0.5)
+    opposed = _whites_opposed(view, cands, faces, face_r) if WHITES_SAME_WAY else []
+    if opposed:
+        return ("uncertain", f"a white face found faintly differs from the plate the opposite way to every other "
+                f"white face (cosine {min(opposed):.2f}): it may be the bare plate where the plate model leans "
+                f"toward them, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
     faint_nearest = min((p.dist_radii for p in pairs if p.faint), default=math.inf)
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
@@ -710,6 +747,36 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"washed out by over-exposure looks the same, lower the exposure", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def _whites_opposed(view: CanonicalView, cands: list[Candidate], faces: list[FaceReading | None],
+                    face_r: Callable[[Candidate], float]) -> list[float]:
+    """The white faces found faintly (not a blob) whose core residual points
+    the opposite way to every other white face's (``WHITES_SAME_WAY``): for
+    each such face, the largest of its cosines with the others (at most
+    ``WHITES_OPPOSED_MAX_COSINE``).  Only whites whose core differs from the
+    plate by ``WHITES_OPPOSED_MIN_CORE_SHARE`` of their disc contrast (blob
+    faces always) are compared; empty with fewer than two such whites."""
+    whites = [c for c, f in zip(cands, faces) if f is not None and f.face == "white"]
+    if len(whites) < 2:
+        return []
+    cores = [_mean_residual(view.residual, c.x, c.y, FAINT_PAIR_CORE_RADII * face_r(c)).astype(np.float64)
+             for c in whites]
+    norms = [float(np.linalg.norm(m)) for m in cores]
+    # only the whites whose core differs from the plate have a direction to compare
+    read = [i for i, c in enumerate(whites) if norms[i] > 0 and (
+        c.found_by == "blob" or norms[i] >= WHITES_OPPOSED_MIN_CORE_SHARE * c.contrast)]
+    whites, cores, norms = [whites[i] for i in read], [cores[i] for i in read], [norms[i] for i in read]
+    if len(whites) < 2:
+        return []
+    out = []
+    for i, c in enumerate(whites):
+        if c.found_by == "blob":
+            continue
+        cos = max(float(cores[i] @ cores[j]) / (norms[i] * norms[j]) for j in range(len(whites)) if j != i)
+        if cos <= WHITES_OPPOSED_MAX_COSINE:
+            out.append(cos)
+    return out
 
 
 def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReading]],
