@@ -95,3 +95,14 @@ def test_leaning_overlap_1082806_abstains(monkeypatch):
     monkeypatch.setattr(reader, "WHITES_SAME_WAY", False)
     off = read_frame(scene.image)
     assert off.verdict == "outcome"  # the wrong outcome the rule stops
+
+
+def test_a_find_near_the_plate_is_not_judged():
+    # 2 Lab from the plate (under SUSPECT_MIN_CONTRAST, 3), though 0.4 of its contrast: the model's own error
+    # (the two grey faces, judged, each have the other the same way)
+    small = (2.0, 0.0, 0.0)
+    assert opposed([(40, 40, small), (120, 40, GREY), (80, 100, GREY)],
+                   [cand(40, 40), cand(120, 40, "outline"), cand(80, 100, "outline")], [white()] * 3) == []
+    # at 3 Lab it is judged
+    assert len(opposed([(40, 40, (3.0, 0.0, 0.0)), (120, 40, GREY), (80, 100, GREY)],
+                       [cand(40, 40), cand(120, 40, "outline"), cand(80, 100, "outline")], [white()] * 3)) == 1

@@ -39,8 +39,8 @@ from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
 from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_CORE_RADII, FLAT_FACE_MIN_AXIS_RATIO, FLAT_KINDS,
-                     LEAN_MAX_COSINE, SUSPECT_MIN_CORE_SHARE, TOKENS_PER_ROUND, Candidate, TokenSearch,
-                     _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
+                     LEAN_MAX_COSINE, SUSPECT_MIN_CONTRAST, SUSPECT_MIN_CORE_SHARE, TOKENS_PER_ROUND, Candidate,
+                     TokenSearch, _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
 from .types import Reading, TokenReading
 
 #: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
@@ -272,6 +272,14 @@ WHITES_OPPOSED_MAX_COSINE = LEAN_MAX_COSINE
 #: four flat tokens 1113551).  Whites whose direction is not read are left out
 #: of the comparison, on either side.
 WHITES_OPPOSED_MIN_CORE_SHARE = SUSPECT_MIN_CORE_SHARE
+#: ... and the face judged must differ from the plate by at least this in its
+#: core (Lab units; ``tokens.SUSPECT_MIN_CONTRAST``, the least disc evidence
+#: that stops an outcome): a difference of a Lab unit or two is the plate
+#: model's own error, and the angular shading fit can turn it round (studio
+#: s0_002 scaled to 1920x1080: three white outline faces on white porcelain,
+#: cores -1.6, +0.4 and +1.7 L against the shading-corrected model, +0.7,
+#: -1.4 and -2.1 against the plain rings; cosine -0.70).
+WHITES_OPPOSED_MIN_CORE_LAB = SUSPECT_MIN_CONTRAST
 #: An outcome needs no region of the well at the sensor's ceiling, away from
 #: the tokens found, holding a disc of this many token radii: a white token
 #: there would not show (:mod:`vision.exposure`).  Less than a whole face: a
@@ -756,7 +764,9 @@ def _whites_opposed(view: CanonicalView, cands: list[Candidate], faces: list[Fac
     each such face, the largest of its cosines with the others (at most
     ``WHITES_OPPOSED_MAX_COSINE``).  Only whites whose core differs from the
     plate by ``WHITES_OPPOSED_MIN_CORE_SHARE`` of their disc contrast (blob
-    faces always) are compared; empty with fewer than two such whites."""
+    faces always) are compared, and only a face whose core differs from it by
+    ``WHITES_OPPOSED_MIN_CORE_LAB`` is judged; empty with fewer than two such
+    whites."""
     whites = [c for c, f in zip(cands, faces) if f is not None and f.face == "white"]
     if len(whites) < 2:
         return []
@@ -771,7 +781,7 @@ def _whites_opposed(view: CanonicalView, cands: list[Candidate], faces: list[Fac
         return []
     out = []
     for i, c in enumerate(whites):
-        if c.found_by == "blob":
+        if c.found_by == "blob" or norms[i] < WHITES_OPPOSED_MIN_CORE_LAB:
             continue
         cos = max(float(cores[i] @ cores[j]) / (norms[i] * norms[j]) for j in range(len(whites)) if j != i)
         if cos <= WHITES_OPPOSED_MAX_COSINE:
