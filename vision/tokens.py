@@ -154,21 +154,12 @@ SUSPECT_MIN_AXIS_RATIO = 0.5
 #: ... or its face part barely differs from the plate (share of its contrast):
 #: the contrast came from the surround ring alone (a band of plate shading).
 SUSPECT_MIN_CORE_SHARE = 0.3
-#: A disc-filter suspect inside the well with contrast in all eight sectors and
-#: at least this contrast (Lab units) stands even when its region is not
-#: token-like (see find_tokens).
+#: A disc-filter suspect inside the well (its centre within
+#: ``ROUND_SUSPECT_MAX_RADIUS_FRAC`` of the plate radius, set below with the
+#: faint search's radii) with contrast in all eight sectors and at least this
+#: contrast (Lab units) stands even when its region is not token-like (see
+#: find_tokens).
 ROUND_SUSPECT_MIN_CONTRAST = 6.0
-#: ... with its centre within this fraction of the plate radius: as far out
-#: as a face's centre may lie (``FAINT_ACCEPT_RADIUS_FRAC``: a token against
-#: the well's wall), not only on the flat of the well
-#: (``FAINT_SEARCH_RADIUS_FRAC``).  By the wall the wall's shading joins a
-#: face's region, so it is not token-like there all the more (scene 1050276
-#: at 640x480: a fifth, dark red face on black lacquer 0.722 of the plate
-#: radius out, 18.9 Lab in all eight sectors, its region 1.76 face areas at
-#: axis ratio 0.39, was dropped and four tokens were read).  A/B against
-#: 0.72: 1 right outcome of 2,000 natural 640x480 scenes fewer, none of
-#: 1,000 at 1280x720, 600 four-flat or 1,000 five-token scenes.
-ROUND_SUSPECT_MAX_RADIUS_FRAC = 0.80
 #: ... and so does one of at least this contrast whose core is redder than
 #: every candidate's (a face of the other colour; see ``_other_colour``).
 OTHER_COLOUR_SUSPECT_MIN_CONTRAST = ROUND_SUSPECT_MIN_CONTRAST
@@ -338,6 +329,18 @@ FAINT_SEARCH_RADIUS_FRAC = 0.72
 #: wall) counts too when its region is one whole round face; any other find
 #: there is only a suspect (the wall's shading draws arcs and part-discs).
 FAINT_ACCEPT_RADIUS_FRAC = 0.80
+#: A disc-filter suspect with contrast all round (``ROUND_SUSPECT_MIN_CONTRAST``)
+#: stands with its centre within this fraction of the plate radius: as far out
+#: as a face's centre may lie (``FAINT_ACCEPT_RADIUS_FRAC``: a token against
+#: the well's wall), not only on the flat of the well
+#: (``FAINT_SEARCH_RADIUS_FRAC``).  By the wall the wall's shading joins a
+#: face's region, so it is not token-like there all the more (scene 1050276
+#: at 640x480: a fifth, dark red face on black lacquer 0.722 of the plate
+#: radius out, 18.9 Lab in all eight sectors, its region 1.76 face areas at
+#: axis ratio 0.39, was dropped and four tokens were read).  A/B against
+#: 0.72: 1 right outcome of 2,000 natural 640x480 scenes fewer, none of
+#: 1,000 at 1280x720, 600 four-flat or 1,000 five-token scenes.
+ROUND_SUSPECT_MAX_RADIUS_FRAC = FAINT_ACCEPT_RADIUS_FRAC
 #: Blobs this many times above the blob threshold measure the token radius.
 RADIUS_MIN_CONTRAST_RATIO = 2.0
 #: A faint disc's centre must be this many token radii from any blob's centre.
