@@ -168,6 +168,16 @@ def _texel_point(x_R: float, y_R: float) -> tuple[int, int]:
     return int(round((x_R + 1.0) * f)), int(round((y_R + 1.0) * f))
 
 
+def _texel_length(v_R: float) -> int:
+    """A length (plate radii) in texels, fixed point (``_DECOR_SHIFT`` bits): a radius or half-axis."""
+    return int(round(_texel(v_R) * (1 << _DECOR_SHIFT)))
+
+
+def _texel_width(v_R: float) -> int:
+    """A line width (plate radii) in whole texels, at least one."""
+    return max(1, int(round(_texel(v_R))))
+
+
 def decor_coverage(kind: str, rng: np.random.Generator, plate: PlateModel) -> tuple[np.ndarray, dict]:
     """Draw a decoration's coverage texture (see :class:`Decor`) and describe it.
 
@@ -194,7 +204,7 @@ def decor_coverage(kind: str, rng: np.random.Generator, plate: PlateModel) -> tu
         size = rng.uniform(0.004, 0.012, n)
         strength = rng.uniform(0.4, 1.0, n)
         for r, a, s, k in zip(rad, ang, size, strength):
-            cv2.circle(canvas, _texel_point(r * math.cos(a), r * math.sin(a)), int(round(_texel(s) * (1 << sh))),
+            cv2.circle(canvas, _texel_point(r * math.cos(a), r * math.sin(a)), _texel_length(s),
                        int(round(255 * k)), thickness=-1, lineType=aa, shift=sh)
         info["specks"] = n
     elif kind == "rings":
@@ -202,15 +212,15 @@ def decor_coverage(kind: str, rng: np.random.Generator, plate: PlateModel) -> tu
         radii = sorted(float(rng.uniform(0.3, 0.97)) for _ in range(k))
         widths = [float(rng.uniform(0.006, 0.02)) for _ in range(k)]
         for r, w in zip(radii, widths):
-            cv2.circle(canvas, _texel_point(0.0, 0.0), int(round(_texel(r) * (1 << sh))), 255,
-                       thickness=max(1, int(round(_texel(w)))), lineType=aa, shift=sh)
+            cv2.circle(canvas, _texel_point(0.0, 0.0), _texel_length(r), 255,
+                       thickness=_texel_width(w), lineType=aa, shift=sh)
         info["rings_R"] = [round(r, 4) for r in radii]
         info["widths_R"] = [round(w, 4) for w in widths]
     elif kind == "motif":
         r0 = float(rng.uniform(0.2, 0.35))
         width = float(rng.uniform(0.01, 0.02))
-        cv2.circle(canvas, _texel_point(0.0, 0.0), int(round(_texel(r0) * (1 << sh))), 255,
-                   thickness=max(1, int(round(_texel(width)))), lineType=aa, shift=sh)
+        cv2.circle(canvas, _texel_point(0.0, 0.0), _texel_length(r0), 255,
+                   thickness=_texel_width(width), lineType=aa, shift=sh)
         petals = int(rng.integers(6, 11))
         turn = float(rng.uniform(0, 2 * math.pi))
         length, breadth = float(rng.uniform(0.04, 0.07)), float(rng.uniform(0.015, 0.03))
@@ -218,7 +228,7 @@ def decor_coverage(kind: str, rng: np.random.Generator, plate: PlateModel) -> tu
             a = turn + 2 * math.pi * i / petals
             cx, cy = (r0 + length + width) * math.cos(a), (r0 + length + width) * math.sin(a)
             cv2.ellipse(canvas, _texel_point(cx, cy),
-                        (int(round(_texel(length) * (1 << sh))), int(round(_texel(breadth) * (1 << sh)))),
+                        (_texel_length(length), _texel_length(breadth)),
                         math.degrees(a), 0, 360, 255, thickness=-1, lineType=aa, shift=sh)
         strokes = int(rng.integers(2, 6))
         for _ in range(strokes):
@@ -226,8 +236,8 @@ def decor_coverage(kind: str, rng: np.random.Generator, plate: PlateModel) -> tu
             a0 = float(rng.uniform(0, 360))
             span = float(rng.uniform(20, 70))
             sw = float(rng.uniform(0.008, 0.02))
-            cv2.ellipse(canvas, _texel_point(0.0, 0.0), (int(round(_texel(rr) * (1 << sh))),) * 2, 0.0, a0, a0 + span,
-                        255, thickness=max(1, int(round(_texel(sw)))), lineType=aa, shift=sh)
+            cv2.ellipse(canvas, _texel_point(0.0, 0.0), (_texel_length(rr),) * 2, 0.0, a0, a0 + span,
+                        255, thickness=_texel_width(sw), lineType=aa, shift=sh)
         info.update(medallion_R=round(r0, 4), petals=petals, strokes=strokes)
     else:
         raise ValueError(f"kind: expected speckle, rings or motif, got {kind!r}")
