@@ -28,6 +28,10 @@ import numpy as np
 SATURATED_MIN_LEVEL = 248
 #: ... in at least this many of its three channels.
 SATURATED_MIN_CHANNELS = 2
+#: Display gamma taken to turn 8-bit levels into linear light (1 at 255) where
+#: a rule compares light, not Lab: :func:`vision.reader._linear` and the
+#: shadow test of :func:`vision.tokens._shadow_in_linear_light`.
+LEVEL_GAMMA = 2.2
 #: The region searched: the flat of the well, to this fraction of the plate
 #: radius (where a face's centre may lie, ``tokens.FAINT_ACCEPT_RADIUS_FRAC``).
 SATURATED_WELL_FRAC = 0.80

@@ -25,7 +25,7 @@ import numpy as np
 
 from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
-from .exposure import SATURATED_MIN_LEVEL, saturated_room
+from .exposure import LEVEL_GAMMA, SATURATED_MIN_LEVEL, saturated_room
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -321,8 +321,8 @@ WHITE_CEILING_RED_LEVEL = SATURATED_MIN_LEVEL
 #: past :data:`vision.faces.WHITE_MAX_SPREAD_L` (studio s1_022, 2826 K: reds
 #: at red 253 and green 125, whites at 254 and 238-243, a ratio of 4.1).
 RED_LIGHT_MIN_RATIO = 2.0
-#: Display gamma taken to turn 8-bit levels into linear light for that ratio.
-LEVEL_GAMMA = 2.2
+#: That ratio is taken in linear light: 8-bit levels with the display gamma
+#: :data:`vision.exposure.LEVEL_GAMMA` (imported above, ``LEVEL_GAMMA`` here).
 #: A studio profile's light (:class:`LightReference`) shows the light only
 #: where the plate's well measures it, then and now: its L* between these
 #: (Lab units); near the ceiling a brighter light no longer lightens it.

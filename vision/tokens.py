@@ -48,6 +48,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
                         face_at_half_contrast)
 from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
 from .canonical import CanonicalView
+from .colour import lab_to_bgr
 from .discs import (  # noqa: F401  (re-exported: the disc filter used to live here)
     DISC_FACE_FRAC,
     DISC_SURROUND_FRAC,
@@ -69,6 +70,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     disc_response,
     sector_support,
 )
+from .exposure import LEVEL_GAMMA, SATURATED_MIN_LEVEL
 from .faint_faces import (  # noqa: F401  (re-exported: these used to live here)
     FAINT_MAX_AREA,
     FAINT_MIN_AXIS_RATIO,
@@ -275,6 +277,39 @@ WHOLE_FACE_MIN_AXIS_RATIO = 0.9
 #: region is not only dark (:func:`_dark_not_coloured` with this many L units,
 #: the plate-shading bound): a token on edge casts a shadow beside its bar.
 WHOLE_FACE_SHADOW_MIN_DARK_L = SHADING_FIND_MIN_DARK_L
+#: ... nor a shadow in linear light (:func:`_shadow_in_linear_light`): a
+#: shadow is the plate dimmed, every channel's light falling by one factor,
+#: except that a channel at the sensor's ceiling on the plate (at least
+#: ``WHOLE_FACE_SHADOW_CLIPPED_LEVEL``, 8-bit) may fall less, its light past
+#: the ceiling unseen.  There the Lab test above is blind: the clipped
+#: channel keeps the shadow's colour from falling with its lightness (fresh
+#: scene 1128561 at 800x600: a white-faced token with a red body on edge on
+#: a gold plate at 2844 K, +0.41 stops, the plate's red at 253 of 255; its
+#: bar and soft shadow one round region, core 19.9 L darker and 25.6 a*
+#: redder than the plate, read as a red face lying flat: a wrong outcome.
+#: In linear light the region's green and blue fell to 0.41 and 0.35 of the
+#: plate's, its red only to 0.80).  A region is such a shadow when its every
+#: channel keeps at least 1 / ``WHOLE_FACE_SHADOW_MAX_FALL_RATIO`` of the
+#: light the unclipped channel that fell least keeps: the unclipped channels
+#: fall alike, the clipped ones no further.  A face is not the plate dimmed:
+#: a red face on gold keeps a tenth of the plate's green and a third of its
+#: blue, a white face more blue than gold has; a red face on a white plate
+#: keeps its red.  At least ``WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS``
+#: channels must be below the ceiling on the plate, for a fall to be alike
+#: to another: a red face on a plate whose red and green are at the ceiling
+#: keeps about as much green as blue (natural scene 1145137 at 640x480, a
+#: face at 0.34 and 0.35 of the plate's; its red 1.0).  Bars and parts
+#: turned into a face that was one, natural mix 1145000-1146999 and forced
+#: four flat tokens 1147000-1147999 at 640x480, forced upright with decor
+#: 1148000-1148599 at 800x600: 10 of 123 darker than the plate by the Lab
+#: bound, all red faces; 8 with two channels below the ceiling, one channel
+#: keeping 3.6-45 times the light another keeps (the shadow above: 1.16), 2
+#: with fewer.
+#: ``WHOLE_FACE_SHADOW_LINEAR`` False: the Lab test alone.
+WHOLE_FACE_SHADOW_LINEAR = True
+WHOLE_FACE_SHADOW_CLIPPED_LEVEL = SATURATED_MIN_LEVEL
+WHOLE_FACE_SHADOW_MAX_FALL_RATIO = 1.5
+WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS = 2
 #: An upright token from above: thinner than this axis ratio ...
 UPRIGHT_MAX_AXIS_RATIO = 0.62
 #: ... smaller than this fraction of a face's area ...
@@ -707,7 +742,7 @@ def _slivers_beside_faces(cands: list[Candidate], token_r: float) -> list[Candid
 
 
 def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candidate], token_r: float,
-                      partial: bool = True) -> Candidate:
+                      partial: bool = True, background: np.ndarray | None = None) -> Candidate:
     """The axis ratio of a blob disc's whole face, when its blob is a lopsided
     part of one (see ``WHOLE_FACE_MAX_BLOB_AREA``); a blob bar (``upright``)
     whose region is one round face was that face's lit or shaded edge and
@@ -727,6 +762,9 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
         Whether a ``partial`` blob (part of a face: the lit side of a pale
         face above the blob threshold) is judged too; it then becomes the
         face around it like a bar.
+    background : ndarray, float32, (S, S, 3), Lab units, optional
+        The view's plate model, for the shadow test in linear light
+        (``WHOLE_FACE_SHADOW_LINEAR``); None: the Lab test alone.
 
     Returns
     -------
@@ -760,10 +798,36 @@ def _whole_face_shape(residual: np.ndarray, cand: Candidate, cands: list[Candida
             core = _mean_residual(residual, gx, gy, DISC_FACE_FRAC * token_r)
             if _dark_not_coloured(core, WHOLE_FACE_SHADOW_MIN_DARK_L):
                 return cand
+            if (WHOLE_FACE_SHADOW_LINEAR and background is not None
+                    and _shadow_in_linear_light(_mean_residual(background, gx, gy, DISC_FACE_FRAC * token_r), core)):
+                return cand
             return replace(cand, kind="disc", x=gx, y=gy, radius=token_r, area_px=area, axis_ratio=ratio,
                            angle_deg=math.nan)
         return replace(cand, axis_ratio=ratio, angle_deg=math.nan)
     return cand
+
+
+def _shadow_in_linear_light(plate: np.ndarray, diff: np.ndarray) -> bool:
+    """True when a region whose mean Lab is ``plate + diff`` (Lab units) is the
+    plate ``plate`` dimmed, in linear light: at least
+    ``WHOLE_FACE_SHADOW_MIN_DARK_L`` darker, and every channel keeping at least
+    1 / ``WHOLE_FACE_SHADOW_MAX_FALL_RATIO`` of the share of its light (region
+    over plate) that the channel below ``WHOLE_FACE_SHADOW_CLIPPED_LEVEL`` on
+    the plate keeping most keeps.  False when fewer than
+    ``WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS`` channels of the plate are below
+    the ceiling (no two falls to compare).  Levels are the camera's
+    (:func:`vision.colour.lab_to_bgr`), light is levels with the display gamma
+    ``vision.exposure.LEVEL_GAMMA``."""
+    if float(diff[0]) > -WHOLE_FACE_SHADOW_MIN_DARK_L:
+        return False
+    both = np.stack([plate, plate + diff]).astype(np.float32).reshape(2, 1, 3)
+    levels = lab_to_bgr(both).reshape(2, 3).astype(np.float64)
+    plate_levels = np.maximum(levels[0], 1.0)
+    kept = (np.maximum(levels[1], 1.0) / plate_levels) ** LEVEL_GAMMA
+    unclipped = plate_levels < WHOLE_FACE_SHADOW_CLIPPED_LEVEL
+    if int(unclipped.sum()) < WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS:
+        return False
+    return float(kept.min()) * WHOLE_FACE_SHADOW_MAX_FALL_RATIO >= float(kept[unclipped].max())
 
 
 def _other_colour(core: np.ndarray, face_means: list[np.ndarray]) -> bool:
@@ -1149,7 +1213,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # token size measured on clear discs: at a size from edges (which can be
     # too small) the visible part of a face partly under another can pass for
     # a whole one (fresh overlap scene 60079)
-    cands = [_whole_face_shape(view.residual, c, cands, token_r, partial=radius_source == "discs") for c in cands]
+    cands = [_whole_face_shape(view.residual, c, cands, token_r, partial=radius_source == "discs",
+                               background=view.background) for c in cands]
 
     # 3. Faint discs, where no blob already is.
     # Only blobs that became candidates claim the plate: specks and pale
