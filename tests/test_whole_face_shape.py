@@ -230,7 +230,8 @@ def test_pale_faces_whose_blob_is_part_of_them_are_read(seed, monkeypatch):
     assert scene.label["kind"] == "outcome"
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
-    monkeypatch.setattr(tokens, "_whole_face_shape", lambda residual, cand, cands, token_r, partial=True: cand)
+    monkeypatch.setattr(tokens, "_whole_face_shape",
+                        lambda residual, cand, cands, token_r, partial=True, background=None: cand)
     assert read_frame(scene.image).verdict == "rearrange"
 
 
