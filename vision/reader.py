@@ -272,6 +272,15 @@ WHITES_OPPOSED_MAX_COSINE = LEAN_MAX_COSINE
 #: renders s0_019 and s0_024 (1280x720): a pale face's suspect beside three
 #: or two counted tokens, read as reshakes.  False: a reshake, as before.
 FEWER_WITH_SUSPECT_UNCERTAIN = True
+#: ... and so is a count below four on a plate with a region of the well at
+#: the sensor's ceiling that could hold a white face
+#: (``SATURATED_ROOM_MIN_RADII``, the outcome's own test below): a white token
+#: there does not show, and the reshake would throw away a round whose four
+#: tokens lie flat.  Fresh scene 1150018 (natural mix 640x480, touching, +1.28 stops,
+#: white porcelain): the whole well at 254-255, three reds counted, the
+#: white face among them invisible; read as a reshake on a count of three.
+#: False: a reshake, as before.
+FEWER_ON_CEILING_UNCERTAIN = True
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -652,6 +661,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{n_tokens} tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a token not counted (reshake if one is missing)",
                 cands, faces, 0.5)
+    if n_tokens < TOKENS_PER_ROUND and FEWER_ON_CEILING_UNCERTAIN:
+        room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
+        if room >= SATURATED_ROOM_MIN_RADII:
+            return ("uncertain", f"{n_tokens} tokens found on a plate over-exposed: a region {2 * room:.1f} token "
+                    f"radii across is at the sensor's ceiling, where a white token would not show; lower the "
+                    f"exposure (reshake if one is missing)", cands, faces, 0.5)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
