@@ -41,8 +41,14 @@ def test_missed_whites_with_evidence_abstain(monkeypatch):
         nearest = min(truth, key=lambda t: (t["x"] - tok.x) ** 2 + (t["y"] - tok.y) ** 2)
         assert nearest["face"] == "red"
         assert (nearest["x"] - tok.x) ** 2 + (nearest["y"] - tok.y) ** 2 < (0.25 * nearest["radius"]) ** 2
-    # the rule is what changes the verdict: without it, a reshake on a count of two
+    # the rule is what changes the verdict: without it, the plate's clipped well still stops the
+    # reshake (reader.FEWER_ON_CEILING_UNCERTAIN: the whites were lost at the ceiling), and without
+    # both, a reshake on a count of two
     monkeypatch.setattr(reader, "FEWER_WITH_SUSPECT_UNCERTAIN", False)
+    ceiling = read_frame(scene.image)
+    assert ceiling.verdict == "uncertain" and ceiling.reason.startswith(
+        "2 tokens found on a plate over-exposed"), ceiling.reason
+    monkeypatch.setattr(reader, "FEWER_ON_CEILING_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "reshake" and off.reason == "2 tokens on the plate, not 4", off.reason
 
