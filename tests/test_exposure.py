@@ -135,3 +135,30 @@ def test_scene_120143_a_clipped_fifth_face_is_not_read(size, monkeypatch):
     monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", 1.0)  # the bound before: a whole face
     off = read_frame(scene.image)
     assert off.verdict == "outcome" and off.red == 3  # the wrong outcome of four
+
+
+def test_noise_holes_do_not_shrink_the_room(monkeypatch):
+    """Known values: a clipped disc two token radii across with one pixel in
+    seven (seeded) a few levels under the ceiling, as noise and JPEG leave
+    them: the median levels give the disc's room back; each pixel alone
+    measures a fraction of it."""
+    rng = np.random.default_rng(1163605)
+    bgr = view_with_disc(2 * TOKEN_R)
+    holes = rng.random((S, S)) < 1 / 7
+    bgr[holes] = (SATURATED_MIN_LEVEL - 6,) * 3
+    got = saturated_room(bgr, radius_grid(), R_PLATE, [], TOKEN_R)
+    assert got == pytest.approx(2.0, abs=0.15)
+    monkeypatch.setattr(exposure, "SATURATED_MEDIAN_PX", 1)
+    assert saturated_room(bgr, radius_grid(), R_PLATE, [], TOKEN_R) < 0.5
+
+
+def test_scene_1163605_a_fifth_face_at_a_noisy_ceiling(monkeypatch):
+    # five tokens on speckled cream, +0.52 stops, noise 5.5 levels: the fifth, grey white face lost
+    # to the ceiling; the median levels measure the room it hides in, each pixel alone did not
+    scene = render_scene(1163605, None, size=(800, 600), conditions={"plate_decor": "speckle"})
+    assert scene.label["kind"] == "five_tokens"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "over-exposed" in got.reason, got.reason
+    monkeypatch.setattr(exposure, "SATURATED_MEDIAN_PX", 1)
+    off = read_frame(scene.image)
+    assert (off.verdict, off.red) == ("outcome", 2)  # the wrong outcome of four

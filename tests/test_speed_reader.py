@@ -117,8 +117,9 @@ def test_saturated_room_same_as_axis_sum():
                 clipped += (plane >= E.SATURATED_MIN_LEVEL).view(np.uint8)
             assert np.array_equal(clipped, ref_clipped(bgr))
             room = E.saturated_room(bgr, view.radius_px, view.plate_radius_px, [(160.0, 160.0)], 10.0)
-            # the function as before, from the axis sum
-            want_room = (ref_clipped(bgr) >= E.SATURATED_MIN_CHANNELS) & (
+            # the function as before, from the axis sum (of the median levels, SATURATED_MEDIAN_PX)
+            levels = cv2.medianBlur(bgr, E.SATURATED_MEDIAN_PX) if E.SATURATED_MEDIAN_PX > 1 else bgr
+            want_room = (ref_clipped(levels) >= E.SATURATED_MIN_CHANNELS) & (
                 view.radius_px < E.SATURATED_WELL_FRAC * view.plate_radius_px)
             if not want_room.any():
                 assert room == 0.0
