@@ -62,6 +62,7 @@ def test_five_tokens_with_a_faint_white_are_not_an_outcome(monkeypatch):
     # rules off here, the room bound back at a whole face)
     monkeypatch.setattr(exposure, "SATURATED_MIN_CHANNELS", 3)
     monkeypatch.setattr(reader, "SATURATED_ROOM_MIN_RADII", 1.0)
+    monkeypatch.setattr(exposure, "SATURATED_MEDIAN_PX", 1)  # each pixel alone, as the rule then
     scene = render_scene(SEED, size=SIZE)
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason

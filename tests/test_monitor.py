@@ -10,10 +10,12 @@ itself gave a stable reading: when it abstains, the monitor must say
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from monitor_clips import clip_frames, final_events, run_clip
+from monitor_clips import FPS, clip_frames, final_events, run_clip
 from vision.monitor import MonitorConfig, RoundMonitor
 
 
@@ -61,8 +63,11 @@ def test_normal_round(seed):
         assert 2 <= final[0]["latency_frames"] <= 5
         frame, shas = mon.evidence(final[0]["round_id"])
         assert shas == final[0]["reveal_sha256"] and frame.shape == (270, 480, 3)
-    # the reader runs only to learn the plate and around the reveal
-    assert mon.reads <= 12
+    # the reader runs only to learn the plate and around the reveal; with no stable reading, on
+    # every frame of the reveal's window too (clip 6: its plate near the sensor's ceiling, read
+    # uncertain by turns since exposure.SATURATED_MEDIAN_PX)
+    window = 0 if stable is not None else math.ceil(MonitorConfig().reveal_timeout_s * FPS) + 1
+    assert mon.reads <= 12 + window
 
 
 def test_normal_seed5_is_read():
