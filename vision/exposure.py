@@ -29,8 +29,9 @@ SATURATED_MIN_LEVEL = 248
 #: ... in at least this many of its three channels.
 SATURATED_MIN_CHANNELS = 2
 #: Display gamma taken to turn 8-bit levels into linear light (1 at 255) where
-#: a rule compares light, not Lab: :func:`vision.reader._linear` and the
-#: shadow test of :func:`vision.tokens._shadow_in_linear_light`.
+#: a rule compares light, not Lab (:func:`linear_light`: the washed-out-red
+#: rule of :mod:`vision.reader` and the shadow test of
+#: :func:`vision.tokens._shadow_in_linear_light`).
 LEVEL_GAMMA = 2.2
 #: The region searched: the flat of the well, to this fraction of the plate
 #: radius (where a face's centre may lie, ``tokens.FAINT_ACCEPT_RADIUS_FRAC``).
@@ -52,6 +53,12 @@ SATURATED_MEDIAN_PX = 5
 #: Tokens already found are taken out to this many token radii (a white face
 #: found is no hidden one, and its rim may be saturated too).
 SATURATED_FOUND_RADII = 1.2
+
+
+def linear_light(level):
+    """8-bit levels (0-255; a float or an ndarray) as linear light (1 at 255),
+    display gamma :data:`LEVEL_GAMMA`."""
+    return (level / 255.0) ** LEVEL_GAMMA
 
 
 def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float,

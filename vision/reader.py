@@ -25,7 +25,8 @@ import numpy as np
 
 from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
-from .exposure import LEVEL_GAMMA, SATURATED_MIN_LEVEL, saturated_room
+from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
+                       saturated_room)
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -331,7 +332,8 @@ WHITE_CEILING_RED_LEVEL = SATURATED_MIN_LEVEL
 #: at red 253 and green 125, whites at 254 and 238-243, a ratio of 4.1).
 RED_LIGHT_MIN_RATIO = 2.0
 #: That ratio is taken in linear light: 8-bit levels with the display gamma
-#: :data:`vision.exposure.LEVEL_GAMMA` (imported above, ``LEVEL_GAMMA`` here).
+#: :data:`vision.exposure.LEVEL_GAMMA` (:func:`vision.exposure.linear_light`;
+#: imported above, ``LEVEL_GAMMA`` here).
 #: A studio profile's light (:class:`LightReference`) shows the light only
 #: where the plate's well measures it, then and now: its L* between these
 #: (Lab units); near the ceiling a brighter light no longer lightens it.
@@ -661,8 +663,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{n_tokens} tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a token not counted (reshake if one is missing)",
                 cands, faces, 0.5)
+    def ceiling_room() -> float:
+        """Room for a face at the sensor's ceiling, token radii, the tokens found taken out (see saturated_room)."""
+        return saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
+
     if n_tokens < TOKENS_PER_ROUND and FEWER_ON_CEILING_UNCERTAIN:
-        room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
+        room = ceiling_room()
         if room >= SATURATED_ROOM_MIN_RADII:
             return ("uncertain", f"{n_tokens} tokens found on a plate over-exposed: a region {2 * room:.1f} token "
                     f"radii across is at the sensor's ceiling, where a white token would not show; lower the "
@@ -773,7 +779,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"ratio {c.axis_ratio:.2f}): the faint one may lean on it or hide part of it, check that they do "
                 f"not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
-    room = saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
+    room = ceiling_room()
     if room >= SATURATED_ROOM_MIN_RADII:
         return ("uncertain", f"the plate is over-exposed: a region {2 * room:.1f} token radii across is at the "
                 f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
@@ -851,17 +857,12 @@ def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReadi
     if not clipped:
         return []
     # green of each red, linear light (1 level at least); the darkest shows the light best
-    greens = [_linear(max(core_levels(view, c.x, c.y, face_r(c))[1], 1.0)) for c, f in read if f.face == "red"]
+    greens = [linear_light(max(core_levels(view, c.x, c.y, face_r(c))[1], 1.0)) for c, f in read if f.face == "red"]
     if light is not None:
         greens.append(reference_red_green(view, light))
     red_green = min((g for g in greens if not math.isnan(g)), default=math.nan)
     return [float(bgr[2]) for bgr in clipped
-            if math.isnan(red_green) or _linear(bgr[1]) < RED_LIGHT_MIN_RATIO * red_green]
-
-
-def _linear(level: float) -> float:
-    """An 8-bit level (0-255) as linear light (1 at 255), display gamma :data:`LEVEL_GAMMA`."""
-    return (level / 255.0) ** LEVEL_GAMMA
+            if math.isnan(red_green) or linear_light(bgr[1]) < RED_LIGHT_MIN_RATIO * red_green]
 
 
 def _luminance(l_star: float) -> float:
@@ -891,7 +892,7 @@ def reference_red_green(view: CanonicalView, light: LightReference) -> float:
     plate_l = float(view.background[..., 0][well].mean())
     if not (lo <= plate_l <= hi and lo <= light.plate_l <= hi):
         return math.nan
-    green = _linear(light.red_green_level) * _luminance(plate_l) / _luminance(light.plate_l)
+    green = linear_light(light.red_green_level) * _luminance(plate_l) / _luminance(light.plate_l)
     return green if green < 1.0 else math.nan
 
 

@@ -70,7 +70,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     disc_response,
     sector_support,
 )
-from .exposure import LEVEL_GAMMA, SATURATED_MIN_LEVEL
+from .exposure import SATURATED_MIN_LEVEL, linear_light
 from .faint_faces import (  # noqa: F401  (re-exported: these used to live here)
     FAINT_MAX_AREA,
     FAINT_MIN_AXIS_RATIO,
@@ -817,13 +817,13 @@ def _shadow_in_linear_light(plate: np.ndarray, diff: np.ndarray) -> bool:
     ``WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS`` channels of the plate are below
     the ceiling (no two falls to compare).  Levels are the camera's
     (:func:`vision.colour.lab_to_bgr`), light is levels with the display gamma
-    ``vision.exposure.LEVEL_GAMMA``."""
+    (:func:`vision.exposure.linear_light`)."""
     if float(diff[0]) > -WHOLE_FACE_SHADOW_MIN_DARK_L:
         return False
     both = np.stack([plate, plate + diff]).astype(np.float32).reshape(2, 1, 3)
     levels = lab_to_bgr(both).reshape(2, 3).astype(np.float64)
     plate_levels = np.maximum(levels[0], 1.0)
-    kept = (np.maximum(levels[1], 1.0) / plate_levels) ** LEVEL_GAMMA
+    kept = linear_light(np.maximum(levels[1], 1.0)) / linear_light(plate_levels)
     unclipped = plate_levels < WHOLE_FACE_SHADOW_CLIPPED_LEVEL
     if int(unclipped.sum()) < WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS:
         return False
