@@ -50,8 +50,10 @@ CONDITION_DRAW_SEED = 20261203
 def parse_condition(text: str) -> tuple[str, object]:
     """``KEY=VALUE``, ``KEY=LO:HI`` or ``KEY=A,B,...`` -> (key, spec).
 
-    The spec is a float or a string (a fixed value), a ``(lo, hi)`` tuple of
-    floats or a list of values (floats where every one parses as a float).
+    The spec is a number or a string (a fixed value), a ``(lo, hi)`` tuple of
+    floats or a list of values (numbers where they parse as one; an integer
+    literal gives an int, so that ``jpeg_quality=20,40`` reaches the
+    synthesizer, which takes only ints there).
 
     Raises
     ------
@@ -63,11 +65,14 @@ def parse_condition(text: str) -> tuple[str, object]:
     if not sep or not key or not value:
         raise ValueError(f"--condition: expected KEY=VALUE, KEY=LO:HI or KEY=A,B,..., got {text!r}")
 
-    def num(v: str) -> float | str:
-        try:
-            return float(v)
-        except ValueError:
-            return v
+    def num(v: str) -> int | float | str:
+        # an integer literal stays an int: jpeg_quality is refused as a float
+        for kind in (int, float):
+            try:
+                return kind(v)
+            except ValueError:
+                pass
+        return v
 
     if ":" in value:
         parts = value.split(":")

@@ -12,6 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
 import synth_table  # noqa: E402
+from vision.synth import render_scene  # noqa: E402
 
 
 def _row(right: bool, wrong: bool = False, reason: str = "", verdict: str = "uncertain", **cond) -> dict:
@@ -85,6 +86,17 @@ def test_cli_on_real_scenes():
 ])
 def test_parse_condition(text, want):
     assert synth_table.parse_condition(text) == want
+
+
+def test_integer_conditions_stay_ints():
+    """jpeg_quality must be an int for the synthesizer; a float is refused."""
+    key, spec = synth_table.parse_condition("jpeg_quality=20,40")
+    assert key == "jpeg_quality" and spec == [20, 40] and all(type(v) is int for v in spec)
+    assert type(synth_table.parse_condition("jpeg_quality=35")[1]) is int
+    assert type(synth_table.parse_condition("exposure_stops=1.0")[1]) is float
+    cond = synth_table.draw_conditions(3, [(key, spec)])
+    scene = render_scene(3, "outcome", size=(160, 120), conditions=cond)
+    assert scene.label["conditions"]["jpeg_quality"] in (20, 40) and scene.jpeg_bytes is not None
 
 
 @pytest.mark.parametrize("text", ["exposure_stops", "=1", "glaze=", "kelvin=3000:2700", "kelvin=a:b",
