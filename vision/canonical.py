@@ -323,8 +323,8 @@ def warp_box(to_canonical: np.ndarray, canvas_px: int) -> tuple[float, float, fl
     return float(src[0].min()), float(src[1].min()), float(src[0].max()), float(src[1].max())
 
 
-def halved_region(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int, halvings: int
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def halved_region(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int, halvings: int,
+                  halved: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The part of ``frame`` the warp reads, shrunk by exact halvings.
 
     Only the warp's source region (:func:`warp_box`, grown by
@@ -344,10 +344,17 @@ def halved_region(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int, h
         Side of the square canvas, pixels.
     halvings : int
         Exact halvings, >= 1.
+    halved : ndarray, uint8, (H // 2, W // 2, 3), or None
+        ``vision.shrink.halve(frame, 1)`` when already made (the plate
+        search's, :attr:`vision.plate.PlateFit.halved`): the region's first
+        halving is cut from it instead of made again.  The cut is on even
+        pixels and a 2x2 halving is blockwise (each output pixel the rounded
+        mean of its own block), so ``small`` is the same, bit for bit.
 
     Returns
     -------
     small : ndarray, uint8, (h, w, 3), BGR
+        (A view of ``halved`` when that is the whole shrink.)
     to_small_canvas : ndarray, float64, (3, 3)
         Affine map from ``small``'s pixels to canvas pixels (pixel centres:
         ``small`` pixel ``j`` is the block of source pixels ``x0 + k j`` to
@@ -369,13 +376,21 @@ def halved_region(frame: np.ndarray, to_canonical: np.ndarray, canvas_px: int, h
     y0, y1 = cut(y_min, y_max, h)
     if x1 - x0 < k or y1 - y0 < k:
         raise ValueError(f"to_canonical: the warp reads no whole {k}x{k} block of the {w}x{h} frame")
-    small = halve(frame[y0:y1, x0:x1], int(halvings))
+    if halved is None:
+        small = halve(frame[y0:y1, x0:x1], int(halvings))
+    else:
+        if halved.shape[:2] != (h // 2, w // 2):
+            raise ValueError(f"halved: expected the {w}x{h} frame halved, {w // 2}x{h // 2}, "
+                             f"got {halved.shape[1]}x{halved.shape[0]}")
+        small = halved[y0 // 2:y1 // 2, x0 // 2:x1 // 2]  # k is even: the cut's ends are
+        if halvings > 1:
+            small = halve(small, int(halvings) - 1)
     off = (k - 1) / 2.0
     small_to_source = np.array([[k, 0.0, x0 + off], [0.0, k, y0 + off], [0.0, 0.0, 1.0]])
     return small, np.asarray(to_canonical, dtype=np.float64) @ small_to_source
 
 
-def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
+def make_canonical_view(frame: np.ndarray, plate: Ellipse, halved: np.ndarray | None = None) -> CanonicalView:
     """Warp ``frame`` to the canonical view and model the plate's appearance.
 
     Parameters
@@ -383,6 +398,11 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     frame : ndarray, uint8, (H, W, 3), BGR
     plate : Ellipse
         The plate's rim in source pixels.
+    halved : ndarray, uint8, (H // 2, W // 2, 3), or None
+        ``vision.shrink.halve(frame, 1)`` when already made (the plate
+        search's, :attr:`vision.plate.PlateFit.halved`), for
+        :func:`halved_region`: the same view, without halving the frame's
+        pixels again.
 
     Returns
     -------
@@ -394,7 +414,7 @@ def make_canonical_view(frame: np.ndarray, plate: Ellipse) -> CanonicalView:
     # nearest the shrink that leaves WARP_SHRINK shrunk pixels per canvas pixel.
     shrink = plate.b / (PLATE_RADIUS_PX * WARP_SHRINK)
     if shrink > AREA_SHRINK_MIN:
-        small, to_small_canvas = halved_region(frame, to_canon, CANVAS_PX, halvings_for(shrink))
+        small, to_small_canvas = halved_region(frame, to_canon, CANVAS_PX, halvings_for(shrink), halved)
         bgr = rectify(small, to_small_canvas, CANVAS_PX)
     else:
         bgr = rectify(frame, to_canon, CANVAS_PX)

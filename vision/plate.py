@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 import cv2
 import numpy as np
 
-from .shrink import area_shrink
+from . import shrink
+from .shrink import area_shrink, halvings_within
 from .types import Ellipse
 
 #: Height, pixels, of the downscaled frame the plate is searched in.
@@ -149,6 +150,11 @@ class PlateFit:
         computed it (read-only), for looking off the plate without computing
         it again; None: not kept (it must be computed from the two maps; a
         copy of the fit with other maps must set it to None).
+    halved : ndarray, uint8, (H // 2, W // 2, 3), BGR, or None
+        The source frame halved once (``vision.shrink.halve(frame, 1)``,
+        read-only) when the search shrank it by exact halvings, for
+        :func:`vision.canonical.make_canonical_view` to cut its region from
+        instead of halving the frame's pixels again; None otherwise.
     """
 
     ellipse: Ellipse | None
@@ -160,6 +166,7 @@ class PlateFit:
     work_scale: float
     frame_size: tuple[int, int]
     not_cloth: np.ndarray | None = field(default=None, repr=False)
+    halved: np.ndarray | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not 0.0 <= self.fill <= 1.0 + 1e-6:
@@ -589,8 +596,16 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     # area-shrunk by at least WORK_LAST_SHRINK_MIN: nearly the same area
     # average, several times faster
     work_size = (max(8, int(round(w * scale))), PLATE_WORK_HEIGHT_PX)
+    halved = None
     if work_size[0] <= w and work_size[1] <= h:
-        small = area_shrink(frame, work_size, last_min_factor=WORK_LAST_SHRINK_MIN)
+        # the first halving kept (PlateFit.halved): the canonical view cuts
+        # its region from it.  area_shrink of the halved frame makes one
+        # halving fewer, so ``small`` is the same as area_shrink of the frame
+        if min(halvings_within(w, math.ceil(work_size[0] * WORK_LAST_SHRINK_MIN)),
+               halvings_within(h, math.ceil(work_size[1] * WORK_LAST_SHRINK_MIN))) >= 1:
+            halved = shrink.halve(frame, 1)
+            halved.setflags(write=False)
+        small = area_shrink(frame if halved is None else halved, work_size, last_min_factor=WORK_LAST_SHRINK_MIN)
     else:  # a frame smaller than the working size is enlarged
         small = cv2.resize(frame, work_size, interpolation=cv2.INTER_AREA)
     small = cv2.GaussianBlur(small, ksize=(0, 0), sigmaX=PLATE_BLUR_SIGMA_PX)
@@ -649,7 +664,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
         why = "; ".join(dict.fromkeys(reasons)) if reasons else "nothing on the table differs from the cloth"
         return PlateFit(ellipse=None, fill=0.0, contrast=0.0, reason=f"no plate found: {why}",
                         cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
-                        not_cloth=not_cloth)
+                        not_cloth=not_cloth, halved=halved)
     _, ((ecx, ecy), (d1, d2), ang), fill, contrast = best
     inv = 1.0 / scale
     # OpenCV's RotatedRect angle belongs to the first axis (width, d1).
@@ -657,7 +672,7 @@ def find_plate(frame: np.ndarray) -> PlateFit:
     return PlateFit(ellipse=ellipse, fill=min(fill, 1.0), contrast=contrast,
                     reason=f"plate fitted (fills {fill:.0%} of its ellipse, contrast {contrast:.0f} cloth spreads)",
                     cloth_deviation=dev, cloth_lightness=dev_l, work_scale=scale, frame_size=(w, h),
-                    not_cloth=not_cloth)
+                    not_cloth=not_cloth, halved=halved)
 
 
 def plate_to_canonical(ellipse: Ellipse, *, plate_radius_px: float, canvas_px: int) -> np.ndarray:

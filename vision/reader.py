@@ -1027,7 +1027,7 @@ def read_frame(frame: np.ndarray, profile=None) -> Reading:
         return Reading(verdict="uncertain", reason="frame has no colour (greyscale camera or channel fault): "
                        "red and white faces cannot be told apart", plate=plate.ellipse,
                        elapsed_ms=(time.perf_counter() - t0) * 1e3)
-    view = make_canonical_view(frame, plate.ellipse)
+    view = make_canonical_view(frame, plate.ellipse, plate.halved)
     # A bowl's dome is lit unevenly too: where the bowl's cues are seen, the
     # search runs first on the plain ring model, its rings as measured, and
     # its "covered" stands (the shading model would flatten the dome into a
