@@ -20,7 +20,7 @@ import numpy as np
 
 from .cache import cached
 from .colour import _LAB_TABLE, lab_from_codes, radial_median_profile_codes, ring_code_keys
-from .plate import fast_median, plate_to_canonical, rectify
+from .plate import _components_with_stats, fast_median, plate_to_canonical, rectify
 from .shrink import halve, halvings_for
 from .types import Ellipse
 
@@ -543,8 +543,9 @@ def _levels_clear_of_tokens(lab: np.ndarray, lab8: np.ndarray, profile: np.ndarr
     # opened first: the thin arcs a leaning ring leaves between tokens do not
     # join them (on the plate's box: no pixel outside the plate is far)
     opening = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * BACKGROUND_TOKEN_OPEN_PX + 1,) * 2)
-    _, labels, stats, _ = cv2.connectedComponentsWithStats(cv2.morphologyEx(far[geo.box], cv2.MORPH_OPEN, opening),
-                                                           connectivity=8)
+    # (16-bit labels when they fit: the same labels and statistics, about
+    # three times faster on the plate's box)
+    _, labels, stats, _ = _components_with_stats(cv2.morphologyEx(far[geo.box], cv2.MORPH_OPEN, opening))
     max_area = BACKGROUND_TOKEN_REGION_MAX_AREAS * math.pi * (BACKGROUND_TOKEN_MAX_RADIUS_FRAC * PLATE_RADIUS_PX) ** 2
     is_token = stats[:, cv2.CC_STAT_AREA] <= max_area
     is_token[0] = False  # the pixels near their ring's level
