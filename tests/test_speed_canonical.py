@@ -94,3 +94,29 @@ def test_median_from_codes_same_bits_as_np_median(seed):
         assert got.dtype == want.dtype == np.float32 and np.array_equal(got.view(np.uint32), want.view(np.uint32))
     with pytest.raises(ValueError, match="codes"):
         C._median_from_codes(np.zeros((0, 3), np.uint8))
+
+
+@pytest.mark.parametrize("size", [(1920, 1080), (1921, 1081), (3840, 2160)])
+def test_view_from_the_plate_searchs_halving_same_bits(size):
+    """The canonical view cut from the plate search's first halving
+    (``PlateFit.halved``) is the view halved from the frame's own pixels: the
+    plate's ellipse and others reaching past the frame's edges (odd sizes
+    drop a last row and column)."""
+    from vision.shrink import halve
+    from vision.types import Ellipse
+    frame = cv2.resize(render_scene(9400, "outcome", size=(1280, 720)).image, size, interpolation=cv2.INTER_CUBIC)
+    plate = find_plate(frame)
+    assert plate.found and plate.halved is not None and not plate.halved.flags.writeable
+    assert np.array_equal(plate.halved, halve(frame, 1))
+    w, h = size
+    rng = np.random.default_rng(size[0])
+    ellipses = [plate.ellipse] + [Ellipse.from_axes(rng.uniform(-0.1 * w, 1.1 * w), rng.uniform(-0.1 * h, 1.1 * h),
+                                                    a := rng.uniform(0.2, 0.5) * h, a * rng.uniform(0.6, 1.0),
+                                                    rng.uniform(0, 180)) for _ in range(4)]
+    for e in ellipses:
+        want, got = C.make_canonical_view(frame, e), C.make_canonical_view(frame, e, plate.halved)
+        for name in ("bgr", "lab", "background", "residual", "delta_e"):
+            assert np.array_equal(getattr(got, name), getattr(want, name)), name
+    with pytest.raises(ValueError, match="halved"):
+        C.halved_region(frame, C.plate_to_canonical(plate.ellipse, plate_radius_px=C.PLATE_RADIUS_PX,
+                                                      canvas_px=C.CANVAS_PX), C.CANVAS_PX, 1, plate.halved[1:])
