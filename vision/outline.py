@@ -216,7 +216,8 @@ _OUTLINE_SPECTRUM: dict[str, object] = {}
 _OUTLINE_KERNEL_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
 
 
-def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, int, np.ndarray] | None:
+def _lightness_spectrum(lightness: np.ndarray, k: int, memo: dict | None = None
+                        ) -> tuple[int, int, int, int, np.ndarray] | None:
     """The DFT of the non-zero box of ``lightness``, zero-padded for a ``k`` x ``k`` kernel.
 
     Parameters
@@ -224,6 +225,11 @@ def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, i
     lightness : ndarray, float32, (S, S)
     k : int
         Kernel size, pixels (odd).
+    memo : dict or None
+        Where the box and the last spectrum are kept: a caller's own dict,
+        used only with this same ``lightness`` (unchanged), which then need
+        not be compared with the last one (:func:`best_outline_z`: one image,
+        three radii); None: the module's ``_OUTLINE_SPECTRUM``.
 
     Returns
     -------
@@ -236,30 +242,37 @@ def _lightness_spectrum(lightness: np.ndarray, k: int) -> tuple[int, int, int, i
     # The same image as the last call (value for value): its box, and its
     # spectrum if the DFT size is the same too.  A new image: its box, and
     # the cache starts over with a copy of it.
-    last = _OUTLINE_SPECTRUM.get("input")
-    if not (last is not None and last.shape == lightness.shape and np.array_equal(last, lightness)):
+    if memo is None:
+        memo = _OUTLINE_SPECTRUM
+        last = memo.get("input")
+        new_image = not (last is not None and last.shape == lightness.shape and np.array_equal(last, lightness))
+    else:
+        new_image = "box" not in memo
+    if new_image:
         rows = np.flatnonzero(lightness.any(axis=1))
         box = None
         if rows.size:
             cols = np.flatnonzero(lightness.any(axis=0))
             r0, c0 = int(rows[0]), int(cols[0])
             box = (r0, c0, int(rows[-1]) + 1 - r0, int(cols[-1]) + 1 - c0)
-        _OUTLINE_SPECTRUM.clear()
-        _OUTLINE_SPECTRUM.update(input=lightness.copy(), box=box)
-    box = _OUTLINE_SPECTRUM["box"]
+        memo.clear()
+        memo.update(box=box)
+        if memo is _OUTLINE_SPECTRUM:
+            memo.update(input=lightness.copy())
+    box = memo["box"]
     if box is None:
         return None
     r0, c0, ch, cw = box
     mh, mw = cv2.getOptimalDFTSize(ch + k - 1), cv2.getOptimalDFTSize(cw + k - 1)
-    if _OUTLINE_SPECTRUM.get("size") != (mh, mw):
+    if memo.get("size") != (mh, mw):
         pad = np.zeros((mh, mw), np.float32)
         pad[:ch, :cw] = lightness[r0:r0 + ch, c0:c0 + cw]
         # (no nonzeroRows: that path is ~4x slower)
-        _OUTLINE_SPECTRUM.update(size=(mh, mw), spectrum=cv2.dft(pad))
-    return r0, c0, ch, cw, _OUTLINE_SPECTRUM["spectrum"]
+        memo.update(size=(mh, mw), spectrum=cv2.dft(pad))
+    return r0, c0, ch, cw, memo["spectrum"]
 
 
-def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
+def outline_response(lightness: np.ndarray, radius_px: float, *, _memo: dict | None = None) -> np.ndarray:
     """How much darker a circle of ``radius_px`` is than both its sides, centred at every pixel.
 
     The correlation is done by DFT on the bounding box of the non-zero pixels
@@ -273,6 +286,9 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
         Lightness minus the plate model (masked parts set to 0).
     radius_px : float
         Circle radius, canonical pixels (> 2).
+    _memo : dict or None
+        :func:`best_outline_z`'s own memo of this (float32) image's box and
+        spectrum (see :func:`_lightness_spectrum`); None: the module's.
 
     Returns
     -------
@@ -289,7 +305,7 @@ def outline_response(lightness: np.ndarray, radius_px: float) -> np.ndarray:
     k = kernel.shape[0]
     half = k // 2
     out = np.zeros(lightness.shape, np.float32)
-    got = _lightness_spectrum(lightness, k)
+    got = _lightness_spectrum(lightness, k, _memo)
     if got is None:
         return out
     r0, c0, ch, cw, spectrum = got
@@ -345,8 +361,13 @@ def best_outline_z(lightness: np.ndarray, region: np.ndarray, radii_px: tuple[fl
         raise ValueError(f"radii_px: expected at most 127 radii (int8 indices), got {len(radii_px)}")
     best_z = np.full(lightness.shape, -np.inf, np.float32)
     best_k = np.zeros(lightness.shape, np.int8)
+    # One image for every radius: its box and spectrum kept here, without
+    # comparing it with the last image each time (as ``outline_response``
+    # alone must).
+    lightness = lightness.astype(np.float32, copy=False)
+    memo: dict = {}
     for k, radius in enumerate(radii_px):
-        resp = outline_response(lightness, radius)
+        resp = outline_response(lightness, radius, _memo=memo)
         vals = resp[region]
         med, noise = median_and_noise(vals)
         med = float(med)
