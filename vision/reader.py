@@ -264,6 +264,44 @@ FAINT_WHITE_MAX_DARK_L = 12.0
 #: completed a count of four around an overlap.  False: the rule is off.
 WHITES_SAME_WAY = True
 WHITES_OPPOSED_MAX_COSINE = LEAN_MAX_COSINE
+#: A white face found only faintly (disc filter or outline) that differs from
+#: the plate as the plate's own glaze does, darker (``delta_l`` < 0) and with
+#: more of the plate's own colour (its core's (a*, b*) difference from the
+#: plate within ``GLAZE_ECHO_MIN_COSINE`` of the plate's (a*, b*) direction, on
+#: a plate of chroma at least ``GLAZE_ECHO_MIN_PLATE_CHROMA_LAB``), whose core
+#: difference recurs around the well at the same distance from the centre
+#: (share of the positions on that ring, every ``GLAZE_ECHO_STEP_DEG`` and
+#: clear of every candidate by ``GLAZE_ECHO_CLEAR_RADII`` token radii, whose
+#: core residual points within ``GLAZE_ECHO_MIN_COSINE`` of the face's with at
+#: least ``GLAZE_ECHO_MIN_NORM_SHARE`` of its size, at least
+#: ``GLAZE_ECHO_MIN_RING_SHARE``) is ``uncertain``: a token is one place; a
+#: difference of the glaze's own colour found again around the same ring is the
+#: plate (a shading or highlight band of the glaze the ring model did not
+#: follow), and a patch of it reads as a white face.  Fresh scene 809675
+#: (natural mix 640x480, three reds on a gold plate, 5,007 K): a disc-filter
+#: find of 12.8 Lab beside a broad specular highlight near the well's edge,
+#: 4 L darker than the plate, b* 52 against 43 (cosine 0.89 with the plate's
+#: colour, its a* against the plate's own -2), its core difference found
+#: again on 19 % of its ring; read as an outcome of three reds and that
+#: white.  A white token on white porcelain under warm light is as coloured,
+#: darker and yellower (ivory: -5 L, +9 b* on a plate of chroma 27), so
+#: colour alone can not tell them; its difference does not recur around the
+#: ring: of 1,527 true white faces
+#: found faintly (fresh forced four flat tokens 1229000-1229404 and
+#: 1221500-1222099 on white porcelain, gold and cream with ivory and warm
+#: whites under 2,700-4,000 K, and a natural mix 1225000-1225394; 640x480),
+#: 76 were as dark and as much of the plate's colour (ivory and warm whites
+#: on white porcelain, one ivory on cream): 75 had a ring share of 0, one
+#: 0.088 (3 of 34 positions; an ivory face 1.3 L darker, 1222002).  The
+#: bound is 1.7 times that largest share; the case's is 0.19.
+#: False: the rule is off.
+GLAZE_ECHO_UNCERTAIN = True
+GLAZE_ECHO_MIN_COSINE = 0.8  # about 37 degrees: the same direction, in (a*, b*) and in Lab
+GLAZE_ECHO_MIN_PLATE_CHROMA_LAB = 20.0  # a plate coloured by its glaze or its light, not a grey one
+GLAZE_ECHO_STEP_DEG = 6.0  # 60 positions round the ring, under a token radius apart at the well's edge
+GLAZE_ECHO_CLEAR_RADII = 2.0  # a position's core clear of every token's disc
+GLAZE_ECHO_MIN_NORM_SHARE = 0.5  # a position at least half as different from the plate as the face
+GLAZE_ECHO_MIN_RING_SHARE = 0.15  # share of the positions examined (0-1)
 #: Fewer tokens than a round has, with disc-like evidence left on the plate
 #: (``TokenSearch.suspects``), is ``uncertain``, not a reshake: the evidence
 #: may be the token not counted (a pale face whose outline is one-sided, or
@@ -733,6 +771,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"a white face found faintly differs from the plate the opposite way to every other "
                 f"white face (cosine {min(opposed):.2f}): it may be the bare plate where the plate model leans "
                 f"toward them, check by hand", cands, faces, 0.5)
+    echoes = _glaze_echoes(view, cands, faces, face_r) if GLAZE_ECHO_UNCERTAIN else []
+    if echoes:
+        return ("uncertain", f"a white face found faintly is darker than the plate and of the glaze's own colour, "
+                f"and the same difference recurs on {max(echoes):.0%} of its ring around the well: it may be a "
+                f"patch of the plate's glaze, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
     faint_nearest = min((p.dist_radii for p in pairs if p.faint), default=math.inf)
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
@@ -821,6 +864,70 @@ def _whites_opposed(view: CanonicalView, cands: list[Candidate], faces: list[Fac
         cos = max(float(cores[i] @ cores[j]) / (norms[i] * norms[j]) for j in range(len(whites)) if j != i)
         if cos <= WHITES_OPPOSED_MAX_COSINE:
             out.append(cos)
+    return out
+
+
+def _glaze_echoes(view: CanonicalView, cands: list[Candidate], faces: list[FaceReading | None],
+                  face_r: Callable[[Candidate], float]) -> list[float]:
+    """The white faces found faintly that look like a patch of the plate's own
+    glaze (``GLAZE_ECHO_UNCERTAIN``).
+
+    A face is judged when it was not found as a blob, is darker than the
+    plate, the plate's chroma is at least ``GLAZE_ECHO_MIN_PLATE_CHROMA_LAB`` and
+    the face's (a*, b*) difference from the plate (the plate's own a*, not
+    clipped at 0) is within ``GLAZE_ECHO_MIN_COSINE`` of the plate's (a*, b*)
+    direction.  Its core residual (``FAINT_PAIR_CORE_RADII`` of its radius) is
+    then compared with the core residuals at the same distance from the plate
+    centre, every ``GLAZE_ECHO_STEP_DEG`` round the ring, clear of every
+    candidate by ``GLAZE_ECHO_CLEAR_RADII`` token radii.
+
+    Parameters
+    ----------
+    view : CanonicalView
+        Its ``residual`` (Lab units) is read.
+    cands : list of Candidate
+        Every candidate of the frame (canonical pixels).
+    faces : list of FaceReading or None
+        The readings of ``cands`` (None for non-flat ones).
+    face_r : callable
+        The radius (canonical pixels, > 0) each face is read at.
+
+    Returns
+    -------
+    list of float
+        For each face judged whose ring share of like positions is at least
+        ``GLAZE_ECHO_MIN_RING_SHARE``, that share (0-1); empty when none is.
+    """
+    centre = view.residual.shape[0] / 2.0 - 0.5  # the canvas's plate centre (canonical._canvas_geometry)
+    out = []
+    for c, f in zip(cands, faces):
+        if f is None or f.face != "white" or c.found_by == "blob" or f.delta_l >= 0:
+            continue
+        plate = np.array([f.plate_a_star, f.plate_b_star])
+        diff = np.array([f.a_star, f.b_star]) - plate
+        p_norm, d_norm = float(np.linalg.norm(plate)), float(np.linalg.norm(diff))
+        if (p_norm < GLAZE_ECHO_MIN_PLATE_CHROMA_LAB or d_norm == 0
+                or plate @ diff < GLAZE_ECHO_MIN_COSINE * p_norm * d_norm):
+            continue
+        r = face_r(c)
+        core = _mean_residual(view.residual, c.x, c.y, FAINT_PAIR_CORE_RADII * r).astype(np.float64)
+        c_norm = float(np.linalg.norm(core))
+        if c_norm == 0:
+            continue
+        rho, th0 = math.hypot(c.x - centre, c.y - centre), math.atan2(c.y - centre, c.x - centre)
+        like = seen = 0
+        for k in range(int(round(360.0 / GLAZE_ECHO_STEP_DEG))):
+            th = th0 + math.radians(k * GLAZE_ECHO_STEP_DEG)
+            x, y = centre + rho * math.cos(th), centre + rho * math.sin(th)
+            if any(math.hypot(x - o.x, y - o.y) < GLAZE_ECHO_CLEAR_RADII * r for o in cands):
+                continue
+            seen += 1
+            m = _mean_residual(view.residual, x, y, FAINT_PAIR_CORE_RADII * r).astype(np.float64)
+            m_norm = float(np.linalg.norm(m))
+            if m_norm >= GLAZE_ECHO_MIN_NORM_SHARE * c_norm and m @ core >= GLAZE_ECHO_MIN_COSINE * m_norm * c_norm:
+                like += 1
+        if seen and like / seen >= GLAZE_ECHO_MIN_RING_SHARE:
+            out.append(like / seen)
     return out
 
 
