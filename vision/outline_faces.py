@@ -87,6 +87,21 @@ WALL_OUTLINE_CONTRAST_FACTOR = 2.0
 #: 1.69 L counted in its place; the arc dropped beside it, four read).  False:
 #: every such arc is dropped, as before.
 ARC_DARKER_THAN_OUTLINE_STAYS = True
+#: Once pale faces are counted by their outlines, a peak of the outline
+#: filter below the rule's ``min_z`` but at least this share of it is judged
+#: too: a circle there that passes the rule's sectors, contrast and evenness
+#: and is at least ``OUTLINE_REL_ARC_CONTRAST`` of the faintest counted
+#: outline's contrast is a suspect (never counted).  The z is the filter over
+#: its own noise on the plate; a painted plate (speckle, rings, motifs) raises
+#: that noise, so a pale face whose circle is as dark and as whole as the
+#: counted ones' can stay just under ``min_z`` (fresh scenes 1210206 and
+#: 1210275 at 1000x1000, five tokens on white porcelain with painted decor:
+#: a fifth, white face's outline z 6.7 and 7.0 as searched, 16 and 15 of 16
+#: sectors, 5.8 and 6.3 L, evenness 0.83 and 0.79, beside counted outlines of
+#: 6.2-7.7 L; never examined, four read as an outcome).
+LOW_Z_CIRCLE_MIN_Z_SHARE = 0.5
+#: Switch for that look; False: peaks below ``min_z`` are never examined, as before.
+LOW_Z_CIRCLE_SUSPECT = True
 
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
@@ -222,6 +237,13 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         # Strongest first: blank each accepted face so that the arcs of a
         # circle drawn partly through its edge no longer count for another.
         _take_out(lightness, hidden, x, y, OUTLINE_KEPT_MASK_RADII * token_r)
+    # Once pale faces are counted by their outlines, a whole circle as dark as
+    # a share of the faintest of them whose z stayed under the rule's (a
+    # painted plate's noise) is a suspect (see ``LOW_Z_CIRCLE_SUSPECT``).
+    if found and LOW_Z_CIRCLE_SUSPECT:
+        uneven.extend(_low_z_circles(lightness, best_z, best_k, region, token_r, rule, taken,
+                                     faint_min_blob_dist_radii,
+                                     OUTLINE_REL_ARC_CONTRAST * min(c.contrast for c in found)))
     # Once pale faces are counted by their outlines, an arc as dark as a
     # share of the faintest of them may be a pale face whose shadow alone shows.
     if found:
@@ -235,6 +257,47 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                    and all(math.hypot(x - k.x, y - k.y) >= suspect_exclusion_radii * token_r
                            or (ARC_DARKER_THAN_OUTLINE_STAYS and c > k.contrast) for k in found))
     return found, shadows
+
+
+def _low_z_circles(lightness: np.ndarray, best_z: np.ndarray, best_k: np.ndarray, region: np.ndarray,
+                   token_r: float, rule: OutlineRule, taken: list[tuple[float, float]],
+                   faint_min_blob_dist_radii: float, min_contrast_l: float) -> list[tuple[float, float, float]]:
+    """Whole circles at the outline filter's peaks from ``LOW_Z_CIRCLE_MIN_Z_SHARE``
+    of ``rule.min_z`` up to (not including) ``rule.min_z``.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units
+        The outline search's lightness (kept tokens and counted outlines blanked).
+    best_z, best_k : ndarray
+        :func:`vision.outline.best_outline_z` on the search's region.
+    region : ndarray, bool, (S, S)
+        Where a centre may lie.
+    token_r : float
+        Token radius, canonical pixels.
+    rule : OutlineRule
+        Its sectors, contrast and evenness must pass (not its ``min_z``).
+    taken : list of (float, float)
+        Candidates' and blobs' centres: a peak within
+        ``faint_min_blob_dist_radii`` token radii of one is skipped.
+    faint_min_blob_dist_radii : float
+    min_contrast_l : float
+        The circle's contrast must reach this too, L units.
+
+    Returns
+    -------
+    list of (x, y, contrast_l)
+    """
+    out: list[tuple[float, float, float]] = []
+    for x, y in _peaks(best_z, region, LOW_Z_CIRCLE_MIN_Z_SHARE * rule.min_z, 1.5 * token_r):
+        if best_z[y, x] >= rule.min_z or any(math.hypot(x - tx, y - ty) < faint_min_blob_dist_radii * token_r
+                                             for tx, ty in taken):
+            continue  # examined already, or by a token
+        n_sectors, contrast, evenness = outline_support(lightness, x, y,
+                                                        OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r)
+        if _closed_outline(rule, n_sectors, contrast, evenness) and contrast >= min_contrast_l:
+            out.append((float(x), float(y), contrast))
+    return out
 
 
 def _uneven_clear_of_kept(lightness: np.ndarray, hidden: np.ndarray, x: int, y: int, radius_px: float,

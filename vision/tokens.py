@@ -90,6 +90,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     OUTLINE_MIN_CONTRAST_L,
     OUTLINE_MIN_EVENNESS,
     OUTLINE_MIN_SECTORS,
+    OUTLINE_MIN_VISIBLE_SHARE,
     OUTLINE_MIN_Z,
     OUTLINE_RADIUS_FACTORS,
     OUTLINE_SECTORS,
@@ -376,6 +377,33 @@ FAINT_ACCEPT_RADIUS_FRAC = 0.80
 #: 0.72: 1 right outcome of 2,000 natural 640x480 scenes fewer, none of
 #: 1,000 at 1280x720, 600 four-flat or 1,000 five-token scenes.
 ROUND_SUSPECT_MAX_RADIUS_FRAC = FAINT_ACCEPT_RADIUS_FRAC
+#: A disc-filter suspect dark in too few sectors to be a face (an edge
+#: suspect) whose region is not token-like still stands when a dark outline
+#: that passes the outline rule (:func:`_outline_near`) is centred within
+#: this many token radii of it: a pale face the plate's own colour shows only
+#: its edge and shadow, so the disc filter peaks on the shadow crescent, off
+#: the face's centre, and the region around that peak (connected to it, at
+#: half its dark contrast) misses the plate-coloured face inside the
+#: crescent.  Fresh scene 1192453 at 1000x1000 (five tokens, white porcelain
+#: with painted rings, grey white faces, camera tilted 27 deg): a fifth,
+#: white face 0.725 of the plate radius out (just beyond the outline search,
+#: ``FAINT_SEARCH_RADIUS_FRAC``) showed only its outline (16 of 16 sectors,
+#: 9.4 L, evenness 0.36, centred 8 px from the disc filter's peak of 6.4 Lab
+#: in 6 sectors on its shadow); the peak's region was empty, the suspect
+#: dropped, and four tokens read as an outcome.  One token radius: a face's
+#: own edge passes through the disc filter's core only when its centre lies
+#: within about that of the peak.  The outline's centre must lie where a
+#: face's may (inside ``FAINT_ACCEPT_RADIUS_FRAC``, at least
+#: ``SUSPECT_EXCLUSION_RADII`` from every kept token), and the kept tokens
+#: are left out of it to ``KEPT_HIDE_RADII`` (their shadow and wall, as for
+#: :func:`_stands_clear`): on painted porcelain the well's wall (0.84 of the
+#: plate radius) and a red's shadow beside it (1.9 radii away) drew such
+#: circles of 3.2-3.9 L (fresh scenes 1214387 and 1214242 at 1024x768, right
+#: outcomes that abstained without those bounds).
+SHADOWED_FACE_OUTLINE_REACH_RADII = 1.0
+#: Switch for that rule; False: an edge suspect that is not token-like is
+#: dropped whatever outline surrounds it, as before.
+SHADOWED_FACE_OUTLINE_STAYS = True
 #: Blobs this many times above the blob threshold measure the token radius.
 RADIUS_MIN_CONTRAST_RATIO = 2.0
 #: A faint disc's centre must be this many token radii from any blob's centre.
@@ -574,6 +602,68 @@ def _stands_clear(residual: np.ndarray, x: float, y: float, token_r: float, kept
         return True
     contrast, share = contrast_clear_of(residual, x, y, token_r, near, KEPT_HIDE_RADII * token_r)
     return share < KEPT_CLEAR_MIN_RING_SHARE or contrast >= floor
+
+
+def _outline_near(lightness: np.ndarray, hidden: np.ndarray, responses: tuple[np.ndarray, ...],
+                  centres: np.ndarray, x: float, y: float, token_r: float, rule: OutlineRule,
+                  reach_radii: float) -> bool:
+    """Whether a dark outline that passes ``rule`` is centred within
+    ``reach_radii`` token radii of (x, y), where ``centres`` allows.
+
+    The centre (within reach, on ``centres``) and radius (of
+    ``OUTLINE_RADIUS_FACTORS`` times ``token_r``) where
+    :func:`outline_response` is largest are judged by
+    :func:`outline_support` with ``hidden`` (sectors a kept token hides are
+    not measured); only when that response (the circle's contrast, diluted
+    by the blanked pixels: at most half the circle may be hidden,
+    ``OUTLINE_MIN_VISIBLE_SHARE``) reaches that share of ``rule.min_contrast_l``.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (S, S), L units
+        L* residual with the claimed blobs and the kept tokens (with their
+        shadow and wall) blanked (0).
+    hidden : ndarray, bool, (S, S)
+        The blanked pixels.
+    responses : tuple of ndarray, float32, (S, S)
+        ``outline_response(lightness, f * token_r)`` for each factor ``f``
+        of ``OUTLINE_RADIUS_FACTORS``, in order.
+    centres : ndarray, bool, (S, S)
+        Where the outline's centre may lie.
+    x, y : float
+        The suspect, canonical pixels.
+    token_r : float
+        Token radius, canonical pixels.
+    rule : OutlineRule
+    reach_radii : float
+
+    Returns
+    -------
+    bool
+    """
+    reach = reach_radii * token_r
+    s = lightness.shape[0]
+    x0, x1 = max(0, int(math.floor(x - reach))), min(s, int(math.ceil(x + reach)) + 1)
+    y0, y1 = max(0, int(math.floor(y - reach))), min(s, int(math.ceil(y + reach)) + 1)
+    if x0 >= x1 or y0 >= y1:
+        return False
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    within = ((cc - x) ** 2 + (rr - y) ** 2 <= reach ** 2) & centres[y0:y1, x0:x1]
+    if not within.any():
+        return False
+    # the strongest circle within reach, over the radii (one judged: the
+    # outline search too judges a centre at its best radius first)
+    best = (-np.inf, 0, 0, 0.0)
+    for factor, resp in zip(OUTLINE_RADIUS_FACTORS, responses):
+        window = np.where(within, resp[y0:y1, x0:x1], -np.inf)
+        k = int(np.argmax(window))
+        if window.flat[k] > best[0]:
+            best = (float(window.flat[k]), y0 + k // (x1 - x0), x0 + k % (x1 - x0), factor)
+    value, cy, cx, factor = best
+    if not value >= OUTLINE_MIN_VISIBLE_SHARE * rule.min_contrast_l:
+        return False
+    n_sectors, contrast, evenness = outline_support(lightness, cx, cy, factor * token_r, hidden)
+    return n_sectors >= rule.min_sectors and contrast >= rule.min_contrast_l and evenness >= rule.min_evenness
 
 
 def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float, open_px: int = 0) -> bool:
@@ -1403,11 +1493,43 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         core = _mean_residual(bare_residual, x, y, DISC_FACE_FRAC * token_r)
         return float(core[1]) >= OTHER_COLOUR_SUSPECT_MIN_DELTA_A and _other_colour(core, counted_means)
 
+    outline_view: list[tuple] = []  # (lightness, hidden, responses, centres), built when first needed
+
+    def shadowed_face(x: float, y: float, c: float, f: float) -> bool:
+        """An edge suspect with a pale face's outline beside it (see
+        ``SHADOWED_FACE_OUTLINE_REACH_RADII``), on the L* residual with the
+        claimed blobs and the kept tokens (to ``KEPT_HIDE_RADII``) blanked.
+        The suspect's other tests (its core differs from the plate, it
+        stands clear of the kept tokens at floor ``f``) come first: the
+        outline is measured only where it can decide."""
+        if (not SHADOWED_FACE_OUTLINE_STAYS or (x, y) not in edge_suspects
+                or not _face_differs(bare_residual, x, y, token_r, c, SUSPECT_MIN_CORE_SHARE)
+                or not _stands_clear(bare_residual, x, y, token_r, cands, f)):
+            return False
+        if not outline_view:
+            hidden = claimed.astype(bool)
+            for k in cands:
+                cv2.circle(hidden.view(np.uint8), (int(round(k.x)), int(round(k.y))),
+                           int(round(KEPT_HIDE_RADII * token_r)), color=1, thickness=cv2.FILLED)
+            lightness = _zeroed_where(view.residual[..., 0], hidden.view(np.uint8))
+            # a face's centre: inside the well (``FAINT_ACCEPT_RADIUS_FRAC``), and
+            # as far from every kept token as a suspect must be (nearer, the
+            # circle is drawn by that token's own shadow or wall)
+            centres = (view.radius_px < FAINT_ACCEPT_RADIUS_FRAC * R).astype(np.uint8)
+            for k in cands:
+                cv2.circle(centres, (int(round(k.x)), int(round(k.y))),
+                           int(round(SUSPECT_EXCLUSION_RADII * token_r)), color=0, thickness=cv2.FILLED)
+            responses = tuple(outline_response(lightness, factor * token_r) for factor in OUTLINE_RADIUS_FACTORS)
+            outline_view.append((lightness, hidden, responses, centres.astype(bool)))
+        lightness, hidden, responses, centres = outline_view[0]
+        return _outline_near(lightness, hidden, responses, centres, x, y, token_r, outline_rule,
+                             SHADOWED_FACE_OUTLINE_REACH_RADII)
+
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= (f := floor_at(x, y))
                 and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r)
-                     or other_colour_face(x, y, c))
+                     or other_colour_face(x, y, c) or shadowed_face(x, y, c, f))
                 and ((x, y) not in edge_suspects
                      or _face_differs(bare_residual, x, y, token_r, c, SUSPECT_MIN_CORE_SHARE))
                 and _stands_clear(bare_residual, x, y, token_r, cands, f)]
