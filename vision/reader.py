@@ -320,6 +320,39 @@ FEWER_WITH_SUSPECT_UNCERTAIN = True
 #: white face among them invisible; read as a reshake on a count of three.
 #: False: a reshake, as before.
 FEWER_ON_CEILING_UNCERTAIN = True
+#: A flat face lying alone is a whole disc seen from above: walking out from
+#: its centre, its colour ends at about one token radius at every angle.  A
+#: stick laid over it (or a finger) cuts a notch into that outline, where the
+#: face's colour ends well short of its radius over a stretch of angles,
+#: though the rod itself may differ too little from a dark plate to be found
+#: (its blob below the search's threshold) and the hand holding it sit on a
+#: cloth of its own colour.  Fresh scene 1211133 (natural mix 640x480, stick:
+#: a dark-brown rod 0.029 plate radii thick from a brown hand on wood across a
+#: black lacquer rim, hiding 13.5 % of a red face): the red face's outline
+#: ends at 0.60 token radii where the rod lies over it against a median of
+#: 0.97, a notch 0.37 token radii deep; the four faces were read as an
+#: outcome.  True: a blob face with a notch at least
+#: ``FACE_NOTCH_MIN_DEPTH_RADII`` deep is ``uncertain``.  False: as before.
+FACE_NOTCH_UNCERTAIN = True
+#: The notch's least depth, token radii: the face's median edge radius less
+#: its least (see :func:`face_notch_depth`).  True blob faces read as
+#: outcomes measure at most 0.237 (1,944 faces of 659 right outcomes: four
+#: flat 1230000-1230999 and natural mix 1231000-1231599 at 640x480; 99 %
+#: under 0.17); the case measures 0.37.  Only blob faces are judged: a faint
+#: or outline face lies near the plate's colour, and its edge so measured
+#: wanders (true ones up to 1.17 in the same sample).
+FACE_NOTCH_MIN_DEPTH_RADII = 0.30
+#: Angles round the face at which its edge is found (one per 5 degrees).
+FACE_NOTCH_ANGLES = 72
+#: The edge is looked for out to this many token radii from the centre ...
+FACE_NOTCH_REACH_RADII = 1.4
+#: ... in steps of this many canvas pixels.
+FACE_NOTCH_STEP_PX = 0.5
+#: The face's own colour: the median residual within this many token radii of its centre.
+FACE_NOTCH_CORE_RADII = 0.5
+#: A pixel is the face's while its residual's projection on the face's colour
+#: is at least this share of it (0.5: nearer the face than the plate).
+FACE_NOTCH_FACE_SHARE = 0.5
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -737,6 +770,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if split:
         return ("uncertain", f"{len(split)} face(s) not one colour (halves {max(split):.1f} Lab units apart): "
                 f"partly covered or not lying flat, check by hand", cands, faces, 0.5)
+    if FACE_NOTCH_UNCERTAIN:
+        notches = [face_notch_depth(view.residual, c.x, c.y, r) for c in flat
+                   if c.kind == "disc" and c.found_by == "blob"]
+        deepest = max(notches, default=0.0)
+        if deepest >= FACE_NOTCH_MIN_DEPTH_RADII:
+            return ("uncertain", f"a face's outline is notched {deepest:.2f} token radii deep: a stick or a hand may "
+                    f"lie over it, read again when it has left", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         each = "; ".join(f"a* {f.delta_a:+.1f} and L* {f.delta_l:+.1f} from the plate, chroma {f.chroma:.1f}"
@@ -833,6 +873,58 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"washed out by over-exposure looks the same, lower the exposure", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def face_notch_depth(residual: np.ndarray, x: float, y: float, token_r: float) -> float:
+    """How deep the outline of a face is notched, token radii.
+
+    Walks out from the centre at ``FACE_NOTCH_ANGLES`` angles, in steps of
+    ``FACE_NOTCH_STEP_PX`` out to ``FACE_NOTCH_REACH_RADII`` token radii,
+    until the residual's projection on the face's colour (the median residual
+    within ``FACE_NOTCH_CORE_RADII``) falls below ``FACE_NOTCH_FACE_SHARE`` of
+    it: that radius is the face's edge at that angle (the reach where it
+    never falls).
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (H, W, 3)
+        The view's residual from the plate model, Lab units.
+    x, y : float
+        The face's centre, canvas pixels.
+    token_r : float
+        The frame's token radius, canvas pixels (> 0).
+
+    Returns
+    -------
+    float
+        The median edge radius less the least, in token radii (>= 0); 0 when
+        the core has no colour of its own (a zero median residual).
+    """
+    if not (math.isfinite(token_r) and token_r > 0):
+        raise ValueError(f"token_r: expected a finite value > 0, got {token_r}")
+    h, w = residual.shape[:2]
+    reach = FACE_NOTCH_REACH_RADII * token_r
+    x0, x1 = max(0, int(math.floor(x - reach)) - 1), min(w, int(math.ceil(x + reach)) + 2)
+    y0, y1 = max(0, int(math.floor(y - reach)) - 1), min(h, int(math.ceil(y + reach)) + 2)
+    box = np.ascontiguousarray(residual[y0:y1, x0:x1], dtype=np.float32)
+    rr, cc = np.mgrid[y0:y1, x0:x1]
+    core = (cc - x) ** 2 + (rr - y) ** 2 < (FACE_NOTCH_CORE_RADII * token_r) ** 2
+    if not core.any():
+        return 0.0
+    face = np.median(box[core], axis=0).astype(np.float64)
+    norm = float(face @ face)
+    if norm <= 0.0:
+        return 0.0
+    theta = np.arange(FACE_NOTCH_ANGLES) * (2.0 * math.pi / FACE_NOTCH_ANGLES)
+    radii = np.arange(0.0, reach, FACE_NOTCH_STEP_PX)
+    map_x = ((x - x0) + radii[:, None] * np.cos(theta)[None, :]).astype(np.float32)
+    map_y = ((y - y0) + radii[:, None] * np.sin(theta)[None, :]).astype(np.float32)
+    samples = cv2.remap(box, map_x, map_y, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    share = (samples.astype(np.float64) @ face) / norm  # (radii, angles)
+    ended = share < FACE_NOTCH_FACE_SHARE
+    ended[0] = False  # the centre itself is the face's
+    edge = np.where(ended.any(axis=0), radii[np.argmax(ended, axis=0)], radii[-1])
+    return float(max(0.0, np.median(edge) - edge.min()) / token_r)
 
 
 def _whites_opposed(view: CanonicalView, cands: list[Candidate], faces: list[FaceReading | None],
