@@ -104,7 +104,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     outline_support,
     shadow_side_contrast,
 )
-from .outline_faces import _outline_faces
+from .outline_faces import _closed_outline, _outline_faces
 from .faces import DARK_RED_MIN_DELTA_A, RED_MIN_DELTA_A, WHITE_MAX_DELTA_A
 from .plate import median_and_noise
 
@@ -663,7 +663,7 @@ def _outline_near(lightness: np.ndarray, hidden: np.ndarray, responses: tuple[np
     if not value >= OUTLINE_MIN_VISIBLE_SHARE * rule.min_contrast_l:
         return False
     n_sectors, contrast, evenness = outline_support(lightness, cx, cy, factor * token_r, hidden)
-    return n_sectors >= rule.min_sectors and contrast >= rule.min_contrast_l and evenness >= rule.min_evenness
+    return _closed_outline(rule, n_sectors, contrast, evenness)
 
 
 def _token_like(residual: np.ndarray, x: float, y: float, radius_px: float, open_px: int = 0) -> bool:
