@@ -27,6 +27,7 @@ from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
                        saturated_room)
+from . import face_bar as _face_bar
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -353,6 +354,19 @@ FACE_NOTCH_CORE_RADII = 0.5
 #: A pixel is the face's while its residual's projection on the face's colour
 #: is at least this share of it (0.5: nearer the face than the plate).
 FACE_NOTCH_FACE_SHARE = 0.5
+#: A stick laid over a face from outside the plate is one straight bar over
+#: the face and over the cloth beyond the plate's outline, of one colour,
+#: though between the two it may not show (a dark rod on a black glaze, or
+#: under the rim-crossing rule's floor across the rim's bands):
+#: :func:`vision.face_bar.face_bar` (its settings there: the bar's width,
+#: contrast and colour, the share of the line it must fill).  Fresh scene
+#: 1237331 (stick 640x480, a dark-brown rod over a red face against the well's
+#: wall on a black lacquer plate, 14.5 % of it hidden): all four faces found
+#: faintly, so the notch rule (blob faces only) did not judge them, and the
+#: rod crossed the rim at 0.66 and 0.79 of the two bands' floors; read as an
+#: outcome of 4 red (the count right, but a stick lay over a face).  True: a
+#: flat face on such a line is ``uncertain``.  False: as before.
+FACE_BAR_UNCERTAIN = True
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -871,8 +885,41 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{len(washed)} face(s) read white at the sensor's ceiling in red (level "
                 f"{min(washed):.0f}), and no face read red shows that this light leaves a red its colour: a red "
                 f"washed out by over-exposure looks the same, lower the exposure", cands, faces, 0.5)
+    if FACE_BAR_UNCERTAIN:
+        bar = _face_bars(view, flat, r, plate.frame_size)
+        if bar.share > 0.0:
+            return ("uncertain", f"a straight bar runs over a face and on out over the cloth beyond the plate "
+                    f"({bar.share:.0%} of the line on the bar, its colour {bar.colour_diff_lab:.0f} Lab apart over "
+                    f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def _canvas_in_frame(view: CanonicalView, frame_size: tuple[int, int]) -> np.ndarray:
+    """bool (canvas, canvas): the canvas pixels that map inside the source frame."""
+    n = view.canvas_px
+    inv = np.linalg.inv(view.to_canonical)
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64)
+    sx = inv[0, 0] * xx + inv[0, 1] * yy + inv[0, 2]
+    sy = inv[1, 0] * xx + inv[1, 1] * yy + inv[1, 2]
+    sw = inv[2, 0] * xx + inv[2, 1] * yy + inv[2, 2]
+    sx, sy = sx / sw, sy / sw
+    w, h = frame_size
+    return (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
+
+
+def _face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,
+               frame_size: tuple[int, int]) -> _face_bar.BarFind:
+    """The strongest straight bar over a flat face and the cloth beyond the
+    plate (``FACE_BAR_UNCERTAIN``; :func:`vision.face_bar.face_bar`), or
+    ``NO_BAR``."""
+    if not flat:
+        return _face_bar.NO_BAR
+    cloth = _face_bar.cloth_bars(view.lab, view.plate_radius_px, _canvas_in_frame(view, frame_size))
+    if not cloth.any():
+        return _face_bar.NO_BAR
+    finds = [_face_bar.face_bar(view.lab, cloth, c.x, c.y, token_r, view.plate_radius_px) for c in flat]
+    return max(finds, key=lambda b: b.share)
 
 
 def face_notch_depth(residual: np.ndarray, x: float, y: float, token_r: float) -> float:

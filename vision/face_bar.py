@@ -1,0 +1,339 @@
+"""A straight bar that runs from a face out past the plate's outline: a stick over the face.
+
+A dealer's stick is a thin straight rod held from outside the plate.  Where it
+lies over a face, one straight line carries it over the face (where it differs
+from the face on both sides of it) and, further along, over the cloth beyond
+the plate's outline (where it differs from the cloth on both sides).  Between
+the two it may hardly show: a dark rod on a black glaze, or crossing the rim's
+bands, where :func:`vision.rim.rim_crossings` must keep a floor above the
+rim's own texture.  Nothing of a valid round lies like that: a face is a disc
+of one colour, and the cloth carries no straight bar that lines up with a
+face's chord.
+
+:func:`face_bar` walks straight lines through a face (every
+``ANGLE_STEP_DEG``, at offsets from its centre up to ``MAX_OFFSET_RADII``)
+whose part over the cloth band ``OUTSIDE_BAND_FRAC`` lies on
+:func:`cloth_bars` (pixels that differ from both of their sides, as a bar
+narrower than ``MAX_WIDTHS_PX`` does, in regions that cross the band).  A line
+carries a bar when its colour differs from the colour ``SIDE_OFFSETS_PX`` to
+either side, the same way, along ``MIN_SHARE`` of it both over the face and
+over the cloth band, and the bar is one thing: its colour over the face and
+over the cloth within ``MAX_COLOUR_DIFF_LAB`` (a rod is of one colour; the
+grain of a wooden table and a face's own marks are not of each other's).
+
+Fresh scene 1237331 (stick 640x480, a dark-brown rod over a red face on a
+black lacquer plate, the rod across the rim at 0.66 of the rim band's floor
+and 0.79 of the cloth band's): all four faces found faintly, so the notch rule
+of blob faces did not judge them, and the scene was read as an outcome.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+#: Lines through the face, one every this many degrees ...
+ANGLE_STEP_DEG = 2.0
+#: ... at offsets from the face's centre every this many canonical pixels ...
+OFFSET_STEP_PX = 1.0
+#: ... up to this many token radii: a stick over the face's chord nearer its
+#: edge hides a sliver only (the synthesizer's sticks end within 0.6 radii).
+MAX_OFFSET_RADII = 0.75
+#: A bar is narrower than this, canonical pixels (the diameters of the discs
+#: of :func:`cloth_bars`; the canonical plate is 128 px in radius, so a stick
+#: 0.03-0.06 plate radii thick is 4-8 px wide).
+MAX_WIDTHS_PX = (7, 11)
+#: A pixel is on a bar when it differs from both of its sides by at least
+#: this much, Lab units.
+MIN_RIDGE_LAB = 6.0
+#: Over the face, the line is measured from its nearest point to the face's
+#: centre to this many token radii short of the face's edge (the face's own
+#: edge is a step, not a bar).
+FACE_EDGE_INSET_RADII = 0.25
+#: ... and must be at least this long there, token radii (a chord near the
+#: face's edge is too short to tell a bar from the face's own marks).
+MIN_FACE_LENGTH_RADII = 0.4
+#: Over the cloth, the line is measured between these radii, fractions of the
+#: plate radius (outside the plate's outline and its shadow).
+OUTSIDE_BAND_FRAC = (1.05, 1.25)
+#: ... and along the line at most this far from where it enters the band,
+#: fraction of the plate radius (a line crossing the band slantwise).
+MAX_OUTSIDE_LENGTH_FRAC = 0.3
+#: The cloth part must be at least this long (fraction of the plate radius)
+#: inside the canvas and the source frame, else the line is not judged; and a
+#: region of :func:`cloth_bars` must reach across this much in radius.
+MIN_OUTSIDE_LENGTH_FRAC = 0.1
+#: A bar: its pixels make this share of the line, both over the face and over
+#: the cloth ...
+MIN_SHARE = 0.7
+#: ... and its colour (the median over each part's bar pixels) differs between
+#: the two by at most this much, Lab units.
+MAX_COLOUR_DIFF_LAB = 25.0
+#: The lines whose cloth part is most on :func:`cloth_bars` are measured across
+#: (both parts, ``SIDE_OFFSETS_PX``), at most this many.
+CHECKED_LINES = 256
+#: Across a line, its colour is compared with the colour this far to either
+#: side, canonical pixels (half a stick's width and more).
+SIDE_OFFSETS_PX = (3.0, 5.0)
+#: Both sides differ from the line the same way: cosine at least this.
+MIN_SIDES_COSINE = 0.5
+
+
+@dataclass(frozen=True)
+class BarFind:
+    """The best line through a face (:func:`face_bar`).
+
+    Attributes
+    ----------
+    share : float
+        The lesser of the two shares (over the face, over the cloth) of the
+        line's points on a bar, 0-1.
+    angle_deg : float
+        The line's direction from the face outwards, degrees (canvas axes).
+    offset_radii : float
+        Its distance from the face's centre, token radii (signed).
+    colour_diff_lab : float
+        The bar's colour over the face less its colour over the cloth, Lab
+        units (inf for no line).
+    """
+
+    share: float
+    angle_deg: float
+    offset_radii: float
+    colour_diff_lab: float
+
+
+NO_BAR = BarFind(share=0.0, angle_deg=0.0, offset_radii=0.0, colour_diff_lab=math.inf)
+
+
+def _check_lab(lab: np.ndarray) -> np.ndarray:
+    lab = np.asarray(lab)
+    if lab.ndim != 3 or lab.shape[2] != 3 or min(lab.shape[:2]) < 1:
+        raise ValueError(f"lab: expected an (H, W, 3) array, got shape {lab.shape}")
+    if not np.issubdtype(lab.dtype, np.floating):
+        raise ValueError(f"lab: expected Lab units as floats, got {lab.dtype}")
+    return np.ascontiguousarray(lab, dtype=np.float32)
+
+
+def _finite(v: object) -> bool:
+    return isinstance(v, (int, float, np.integer, np.floating)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _ridge(lab: np.ndarray, xs: np.ndarray, ys: np.ndarray, vx: np.ndarray, vy: np.ndarray,
+           side_px: float) -> tuple[np.ndarray, np.ndarray]:
+    """At each point (xs, ys: lines by points) whether it differs from the
+    colour ``side_px`` to either side of its line ((vx, vy) per line) by
+    ``MIN_RIDGE_LAB`` or more, both the same way (``MIN_SIDES_COSINE``):
+    bool, the points' shape; and the points' colours, float32 (..., 3)."""
+    n = xs.shape[0]
+    mx = np.concatenate([xs, xs - side_px * vx[:, None], xs + side_px * vx[:, None]]).astype(np.float32)
+    my = np.concatenate([ys, ys - side_px * vy[:, None], ys + side_px * vy[:, None]]).astype(np.float32)
+    got = cv2.remap(lab, mx, my, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    mid, da, db = got[:n], got[:n] - got[n:2 * n], got[:n] - got[2 * n:]
+    na2 = np.einsum("ijk,ijk->ij", da, da)
+    nb2 = np.einsum("ijk,ijk->ij", db, db)
+    dot = np.einsum("ijk,ijk->ij", da, db)
+    floor2 = MIN_RIDGE_LAB ** 2
+    on = (na2 >= floor2) & (nb2 >= floor2) & (dot >= MIN_SIDES_COSINE * np.sqrt(na2 * nb2))
+    return on, mid
+
+
+def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None) -> np.ndarray:
+    """The pixels of the cloth band ``OUTSIDE_BAND_FRAC`` on a bar that crosses it.
+
+    A bar is what a morphological closing (a darker bar, per Lab channel) or
+    opening (a lighter one) with a disc ``MAX_WIDTHS_PX`` across takes away
+    by ``MIN_RIDGE_LAB`` or more (the norm over the channels of each channel's
+    larger of the two): it differs from the pixels on both of its sides, in
+    any direction.  Of these, only the connected regions that reach across
+    ``MIN_OUTSIDE_LENGTH_FRAC`` of the plate radius in radius are kept, as a
+    stick from outside the plate does; the cloth's specks and its weave go.
+
+    Parameters
+    ----------
+    lab : ndarray, float, (H, W, 3)
+        The canonical view's colours, CIE Lab, the plate's centre at the
+        canvas's centre.
+    plate_r : float
+        The plate's radius, canvas pixels (> 0).
+    inside : ndarray, bool, (H, W), or None
+        Canvas pixels that show the source frame (outside it the canvas
+        repeats the frame's border, which draws straight streaks); None: all.
+
+    Returns
+    -------
+    ndarray, bool, (H, W)
+
+    Raises
+    ------
+    ValueError
+        ``lab`` not an (H, W, 3) float array, ``plate_r`` not finite and > 0,
+        ``inside`` not of the canvas's shape.
+    """
+    lab = _check_lab(lab)
+    if not (_finite(plate_r) and plate_r > 0):
+        raise ValueError(f"plate_r: expected a finite value > 0, got {plate_r!r}")
+    h, w = lab.shape[:2]
+    if inside is not None and np.shape(inside) != (h, w):
+        raise ValueError(f"inside: expected shape {(h, w)}, got {np.shape(inside)}")
+    rad = _radius_grid(h, w)
+    band = (rad >= OUTSIDE_BAND_FRAC[0] * plate_r) & (rad <= OUTSIDE_BAND_FRAC[1] * plate_r)
+    if inside is not None:
+        band &= np.asarray(inside, bool)
+    if not band.any():
+        return band
+    on = np.zeros((h, w), bool)
+    for width in MAX_WIDTHS_PX:
+        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(width), int(width)))
+        top = cv2.morphologyEx(lab, cv2.MORPH_TOPHAT, disc, borderType=cv2.BORDER_REPLICATE)
+        black = cv2.morphologyEx(lab, cv2.MORPH_BLACKHAT, disc, borderType=cv2.BORDER_REPLICATE)
+        d = np.maximum(top, black)
+        on |= np.einsum("ijk,ijk->ij", d, d) >= MIN_RIDGE_LAB ** 2
+    on &= band
+    n, labels = cv2.connectedComponents(on.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return on
+    idx, r = labels[on], rad[on]
+    lo = np.full(n, np.inf)
+    hi = np.full(n, -np.inf)
+    np.minimum.at(lo, idx, r)
+    np.maximum.at(hi, idx, r)
+    keep = (hi - lo) >= MIN_OUTSIDE_LENGTH_FRAC * plate_r
+    keep[0] = False
+    return keep[labels]
+
+
+_RADIUS_GRIDS: dict[tuple[int, int], np.ndarray] = {}
+
+
+def _radius_grid(h: int, w: int) -> np.ndarray:
+    """Each canvas pixel's distance from the canvas's centre, float32 (h, w), read-only."""
+    grid = _RADIUS_GRIDS.get((h, w))
+    if grid is None:
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        grid = np.hypot(xx - (w / 2.0 - 0.5), yy - (h / 2.0 - 0.5))
+        grid.setflags(write=False)
+        grid = _RADIUS_GRIDS[(h, w)] = grid
+    return grid
+
+
+def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: float, plate_r: float) -> BarFind:
+    """The straight line through a face that best carries one bar both over
+    the face and over the cloth beyond the plate (see the module's doc).
+
+    Parameters
+    ----------
+    lab : ndarray, float, (H, W, 3)
+        The canonical view's colours (CIE Lab), the plate's centre at the
+        canvas's centre.
+    cloth : ndarray, bool, (H, W)
+        :func:`cloth_bars` of ``lab``: only lines whose cloth part lies on
+        these pixels (``MIN_SHARE`` of it) are measured across.
+    x, y : float
+        The face's centre, canvas pixels.
+    token_r : float
+        The frame's token radius, canvas pixels (> 0).
+    plate_r : float
+        The plate's radius, canvas pixels (> 0).
+
+    Returns
+    -------
+    BarFind
+        The line of the largest share (``MIN_SHARE`` or more) whose bar is
+        of one colour over the face and over the cloth
+        (``MAX_COLOUR_DIFF_LAB``); ``NO_BAR`` when there is none.
+
+    Raises
+    ------
+    ValueError
+        ``lab`` not an (H, W, 3) float array, ``cloth`` not a bool array of
+        its (H, W), a radius not finite and > 0, a centre not finite.
+    """
+    lab = _check_lab(lab)
+    h, w = lab.shape[:2]
+    cloth = np.asarray(cloth)
+    if cloth.shape != (h, w) or cloth.dtype != bool:
+        raise ValueError(f"cloth: expected bool {(h, w)} from cloth_bars(lab, ...), got {cloth.dtype} {cloth.shape}")
+    for name, v in (("token_r", token_r), ("plate_r", plate_r)):
+        if not (_finite(v) and v > 0):
+            raise ValueError(f"{name}: expected a finite value > 0, got {v!r}")
+    if not (_finite(x) and _finite(y)):
+        raise ValueError(f"x, y: expected finite values, got {x!r}, {y!r}")
+    cx, cy = w / 2.0 - 0.5, h / 2.0 - 0.5
+    bys, bxs = np.nonzero(cloth)
+    if bxs.size == 0:
+        return NO_BAR
+    # only directions that reach a bar pixel from within MAX_OFFSET_RADII of the centre
+    n_ang = int(round(360.0 / ANGLE_STEP_DEG))
+    step = 2.0 * math.pi / n_ang
+    dist = np.maximum(np.hypot(bxs - x, bys - y), 1e-6)
+    toward = np.arctan2(bys - y, bxs - x)
+    spread = np.arcsin(np.minimum(1.0, MAX_OFFSET_RADII * token_r / dist)) + step
+    hit = np.bincount(np.rint(toward / step).astype(np.intp) % n_ang, minlength=n_ang) > 0
+    reach_bins = int(math.ceil(float(spread.max()) / step))
+    hit = cv2.dilate(np.concatenate([hit[-reach_bins:], hit, hit[:reach_bins]]).astype(np.uint8)[None, :],
+                     np.ones((1, 2 * reach_bins + 1), np.uint8))[0, reach_bins:reach_bins + n_ang] > 0
+    phi = np.flatnonzero(hit) * step
+    if phi.size == 0:
+        return NO_BAR
+    offs = np.arange(-MAX_OFFSET_RADII * token_r, MAX_OFFSET_RADII * token_r + 1e-6, OFFSET_STEP_PX)
+    pp, dd = (a.ravel() for a in np.meshgrid(phi, offs, indexing="ij"))
+    ux, uy = np.cos(pp), np.sin(pp)
+    vx, vy = -uy, ux
+    px, py = x + dd * vx, y + dd * vy  # each line's point nearest the face's centre
+    # the cloth part: where the line (outwards) is between the band's radii
+    qx, qy = px - cx, py - cy
+    b = qx * ux + qy * uy
+    q2 = qx * qx + qy * qy
+
+    def reach(frac: float) -> np.ndarray:
+        return -b + np.sqrt(np.maximum(b * b - (q2 - (frac * plate_r) ** 2), 0.0))
+
+    s0 = reach(OUTSIDE_BAND_FRAC[0])
+    s1 = np.minimum(reach(OUTSIDE_BAND_FRAC[1]), s0 + MAX_OUTSIDE_LENGTH_FRAC * plate_r)
+    steps = np.arange(int(math.ceil(float((s1 - s0).max()))) + 1, dtype=np.float64)
+    s = s0[:, None] + steps[None, :]
+    ix = np.rint(px[:, None] + s * ux[:, None]).astype(np.intp)
+    iy = np.rint(py[:, None] + s * uy[:, None]).astype(np.intp)
+    valid = (s <= s1[:, None]) & (ix >= 0) & (iy >= 0) & (ix <= w - 1) & (iy <= h - 1)
+    ix, iy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
+    n_out = np.count_nonzero(valid, axis=1)
+    # the face part: from the nearest point to the centre to short of the edge
+    chord = np.sqrt(np.maximum(token_r ** 2 - dd * dd, 0.0)) - FACE_EDGE_INSET_RADII * token_r
+    fsteps = np.arange(0.0, token_r, 1.0)
+    fvalid = fsteps[None, :] <= chord[:, None]
+    n_face = np.count_nonzero(fvalid, axis=1)
+    judged = (n_out >= MIN_OUTSIDE_LENGTH_FRAC * plate_r) & (n_face >= MIN_FACE_LENGTH_RADII * token_r)
+    if not judged.any():
+        return NO_BAR
+    fx = np.clip(np.rint(px[:, None] + fsteps[None, :] * ux[:, None]), 0, w - 1).astype(np.intp)
+    fy = np.clip(np.rint(py[:, None] + fsteps[None, :] * uy[:, None]), 0, h - 1).astype(np.intp)
+    # the cloth part first, on the bars found there (few lines pass)
+    out_share = np.count_nonzero(cloth[iy, ix] & valid, axis=1) / np.maximum(n_out, 1)
+    cands = np.flatnonzero(judged & (out_share >= MIN_SHARE))
+    if cands.size == 0:
+        return NO_BAR
+    cands = cands[np.argsort(-out_share[cands], kind="stable")[:CHECKED_LINES]]
+    best = NO_BAR
+    for side in SIDE_OFFSETS_PX:
+        # the bar measured across each line: both parts, its sides ``side`` px off
+        o_on, o_mid = _ridge(lab, px[cands, None] + s[cands] * ux[cands, None],
+                             py[cands, None] + s[cands] * uy[cands, None], vx[cands], vy[cands], side)
+        f_on, f_mid = _ridge(lab, px[cands, None] + fsteps[None, :] * ux[cands, None],
+                             py[cands, None] + fsteps[None, :] * uy[cands, None], vx[cands], vy[cands], side)
+        o_on &= valid[cands]
+        f_on &= fvalid[cands]
+        both = np.minimum(np.count_nonzero(o_on, axis=1) / np.maximum(n_out[cands], 1),
+                          np.count_nonzero(f_on, axis=1) / np.maximum(n_face[cands], 1))
+        for j in np.argsort(-both, kind="stable"):
+            if both[j] < MIN_SHARE or both[j] <= best.share:
+                break
+            diff = float(np.linalg.norm(np.median(f_mid[j][f_on[j]], axis=0) - np.median(o_mid[j][o_on[j]], axis=0)))
+            if diff <= MAX_COLOUR_DIFF_LAB:
+                i = cands[j]
+                best = BarFind(share=float(both[j]), angle_deg=float(math.degrees(pp[i])),
+                               offset_radii=float(dd[i] / token_r), colour_diff_lab=diff)
+                break
+    return best
