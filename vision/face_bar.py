@@ -14,7 +14,7 @@ face's chord.
 ``ANGLE_STEP_DEG``, at offsets from its centre up to ``MAX_OFFSET_RADII``)
 whose part over the cloth band ``OUTSIDE_BAND_FRAC`` lies on
 :func:`cloth_bars` (pixels that differ from both of their sides, as a bar
-narrower than ``MAX_WIDTHS_PX`` does, in regions that cross the band).  A line
+narrower than ``MAX_WIDTH_PX`` does, in regions that cross the band).  A line
 carries a bar when its colour differs from the colour ``SIDE_OFFSETS_PX`` to
 either side, the same way, along ``MIN_SHARE`` of it both over the face and
 over the cloth band, and the bar is one thing: its colour over the face and
@@ -41,10 +41,10 @@ OFFSET_STEP_PX = 1.0
 #: ... up to this many token radii: a stick over the face's chord nearer its
 #: edge hides a sliver only (the synthesizer's sticks end within 0.6 radii).
 MAX_OFFSET_RADII = 0.75
-#: A bar is narrower than this, canonical pixels (the diameters of the discs
-#: of :func:`cloth_bars`; the canonical plate is 128 px in radius, so a stick
-#: 0.03-0.06 plate radii thick is 4-8 px wide).
-MAX_WIDTHS_PX = (7, 11)
+#: A bar is narrower than this, canonical pixels (the side of the square of
+#: :func:`cloth_bars`' closing and opening; the canonical plate is 128 px in
+#: radius, so a stick 0.03-0.06 plate radii thick is 4-8 px wide).
+MAX_WIDTH_PX = 9
 #: A pixel is on a bar when it differs from both of its sides by at least
 #: this much, Lab units.
 MIN_RIDGE_LAB = 6.0
@@ -144,7 +144,7 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
     """The pixels of the cloth band ``OUTSIDE_BAND_FRAC`` on a bar that crosses it.
 
     A bar is what a morphological closing (a darker bar, per Lab channel) or
-    opening (a lighter one) with a disc ``MAX_WIDTHS_PX`` across takes away
+    opening (a lighter one) with a square ``MAX_WIDTH_PX`` across takes away
     by ``MIN_RIDGE_LAB`` or more (the norm over the channels of each channel's
     larger of the two): it differs from the pixels on both of its sides, in
     any direction.  Of these, only the connected regions that reach across
@@ -184,13 +184,14 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
         band &= np.asarray(inside, bool)
     if not band.any():
         return band
-    on = np.zeros((h, w), bool)
-    for width in MAX_WIDTHS_PX:
-        disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (int(width), int(width)))
-        top = cv2.morphologyEx(lab, cv2.MORPH_TOPHAT, disc, borderType=cv2.BORDER_REPLICATE)
-        black = cv2.morphologyEx(lab, cv2.MORPH_BLACKHAT, disc, borderType=cv2.BORDER_REPLICATE)
-        d = np.maximum(top, black)
-        on |= np.einsum("ijk,ijk->ij", d, d) >= MIN_RIDGE_LAB ** 2
+    # on 8 bits (L* x 2.55, a* and b* + 128: steps of 0.4 and 1 Lab unit), where
+    # the closing and opening run several times faster than on floats
+    q = np.clip(cv2.add(cv2.multiply(lab, (2.55, 1.0, 1.0, 0.0)), (0.5, 128.5, 128.5, 0.0)), 0, 255).astype(np.uint8)
+    square = cv2.getStructuringElement(cv2.MORPH_RECT, (MAX_WIDTH_PX, MAX_WIDTH_PX))
+    d = cv2.max(cv2.morphologyEx(q, cv2.MORPH_TOPHAT, square, borderType=cv2.BORDER_REPLICATE),
+                cv2.morphologyEx(q, cv2.MORPH_BLACKHAT, square, borderType=cv2.BORDER_REPLICATE))
+    dl, da, db = (c.astype(np.float32) for c in cv2.split(d))
+    on = (dl * dl / 2.55 ** 2 + da * da + db * db) >= MIN_RIDGE_LAB ** 2
     on &= band
     n, labels = cv2.connectedComponents(on.astype(np.uint8), connectivity=8)
     if n <= 1:

@@ -895,15 +895,20 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 
 
+_CANVAS_GRIDS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def _canvas_in_frame(view: CanonicalView, frame_size: tuple[int, int]) -> np.ndarray:
     """bool (canvas, canvas): the canvas pixels that map inside the source frame."""
     n = view.canvas_px
+    grid = _CANVAS_GRIDS.get(n)
+    if grid is None:
+        grid = _CANVAS_GRIDS[n] = tuple(g.astype(np.float32) for g in np.mgrid[0:n, 0:n])
+    yy, xx = grid
     inv = np.linalg.inv(view.to_canonical)
-    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64)
-    sx = inv[0, 0] * xx + inv[0, 1] * yy + inv[0, 2]
-    sy = inv[1, 0] * xx + inv[1, 1] * yy + inv[1, 2]
     sw = inv[2, 0] * xx + inv[2, 1] * yy + inv[2, 2]
-    sx, sy = sx / sw, sy / sw
+    sx = (inv[0, 0] * xx + inv[0, 1] * yy + inv[0, 2]) / sw
+    sy = (inv[1, 0] * xx + inv[1, 1] * yy + inv[1, 2]) / sw
     w, h = frame_size
     return (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
 
