@@ -24,7 +24,15 @@ grain of a wooden table and a face's own marks are not of each other's).
 Fresh scene 1237331 (stick 640x480, a dark-brown rod over a red face on a
 black lacquer plate, the rod across the rim at 0.66 of the rim band's floor
 and 0.79 of the cloth band's): all four faces found faintly, so the notch rule
-of blob faces did not judge them, and the scene was read as an outcome.
+of blob faces did not judge them, and the scene was read as an outcome.  The
+rule stops two older scenes too, had their own rules not (131641 640x480 and
+22234 1920x1080, thin rods over a face: tests/test_rim_crossings.py).  A/B of
+``reader.FACE_BAR_UNCERTAIN`` on fresh scenes, 400 each, no verdict changed:
+stick 640x480 (1251000-1251399) and 1024x768 (1252000-1252399), natural mix
+1280x720 (1253000-1253399), four flat 640x480 (1254000-1254399).  Known gap:
+a rod thin enough for blur to mix it with what it lies on takes that colour
+(fresh 1255046: a dark rod over a white face, motion blur, 37 Lab apart over
+the face and the wood), and the one-colour test then keeps it out.
 """
 from __future__ import annotations
 
