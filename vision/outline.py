@@ -330,6 +330,77 @@ def outline_response(lightness: np.ndarray, radius_px: float, *, _memo: dict | N
     return out
 
 
+#: Kernel spectra of :func:`outline_responses_in_box` by (radius, DFT rows,
+#: DFT columns): the kernel centred on the origin, wrapped.
+_OUTLINE_WRAPPED_SPECTRA: dict[tuple[float, int, int], np.ndarray] = {}
+
+
+def outline_responses_in_box(lightness: np.ndarray, box: tuple[int, int, int, int],
+                             radii_px: tuple[float, ...]) -> tuple[np.ndarray, ...]:
+    """:func:`outline_response` at the pixels of ``box`` only, for several radii.
+
+    The values are those of the whole canvas's filter (outside the canvas
+    the lightness is 0, as there), up to float32 rounding: the box grown by
+    the largest kernel's half-size (zero where it leaves the canvas) is
+    transformed once, and each radius's response is read where its kernel
+    lies inside that crop, so the DFT's wrap-around never reaches it (no
+    padding for a linear correlation is needed).  A few suspects' look at a
+    circle near them then costs a fraction of a filter of the whole canvas.
+
+    Parameters
+    ----------
+    lightness : ndarray, float32, (H, W), L units
+        As for :func:`outline_response`.
+    box : (int, int, int, int)
+        ``(y0, y1, x0, x1)``, end-exclusive, inside the canvas, not empty.
+    radii_px : tuple of float
+        Circle radii, canonical pixels (each > 2).
+
+    Returns
+    -------
+    tuple of ndarray, float32, (y1 - y0, x1 - x0)
+        One response per radius, in order.
+    """
+    if lightness.ndim != 2:
+        raise ValueError(f"lightness: expected a 2-D array, got shape {lightness.shape}")
+    h, w = lightness.shape
+    y0, y1, x0, x1 = box
+    if not (0 <= y0 < y1 <= h and 0 <= x0 < x1 <= w):
+        raise ValueError(f"box: expected a non-empty box inside {lightness.shape}, got {box}")
+    if min(radii_px) <= 2:
+        raise ValueError(f"radii_px: expected each > 2, got {radii_px}")
+    kernels = [_outline_kernel(r) for r in radii_px]
+    m = max(k.shape[0] for k in kernels) // 2
+    bh, bw = y1 - y0, x1 - x0
+    mh, mw = cv2.getOptimalDFTSize(bh + 2 * m), cv2.getOptimalDFTSize(bw + 2 * m)
+    pad = np.zeros((mh, mw), np.float32)
+    # the grown box (rows y0 - m .. y1 + m) at the top-left, the canvas part copied in
+    cy0, cy1, cx0, cx1 = max(0, y0 - m), min(h, y1 + m), max(0, x0 - m), min(w, x1 + m)
+    pad[cy0 - (y0 - m):cy1 - (y0 - m), cx0 - (x0 - m):cx1 - (x0 - m)] = lightness[cy0:cy1, cx0:cx1]
+    spectrum = cv2.dft(pad)
+    out = []
+    for radius, kernel in zip(radii_px, kernels):
+        key = (float(radius), mh, mw)
+        kspec = _OUTLINE_WRAPPED_SPECTRA.get(key)
+        if kspec is None:
+            # the kernel's centre at (0, 0), the rest wrapped round: a
+            # circular convolution with it is the correlation (the kernel is
+            # symmetric) where no offset wraps
+            half = kernel.shape[0] // 2
+            kpad = np.zeros((mh, mw), np.float32)
+            kpad[:half + 1, :half + 1] = kernel[half:, half:]
+            kpad[:half + 1, mw - half:] = kernel[half:, :half]
+            kpad[mh - half:, :half + 1] = kernel[:half, half:]
+            kpad[mh - half:, mw - half:] = kernel[:half, :half]
+            kspec = cv2.dft(kpad)
+            if len(_OUTLINE_WRAPPED_SPECTRA) >= _OUTLINE_CACHE_RADII:
+                _OUTLINE_WRAPPED_SPECTRA.clear()
+            _OUTLINE_WRAPPED_SPECTRA[key] = kspec
+        full = cv2.idft(cv2.mulSpectrums(spectrum, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)
+        out.append(full[m:m + bh, m:m + bw].copy())
+    return tuple(out)
+
+
 def best_outline_z(lightness: np.ndarray, region: np.ndarray, radii_px: tuple[float, ...]
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The strongest :func:`outline_response` over several radii, in units of each radius's own noise.

@@ -1,0 +1,70 @@
+"""The outline filter on a box only.
+
+:func:`vision.outline.outline_responses_in_box` lets the shadowed-face rule
+(:func:`vision.tokens._outline_near`, ``SUSPECT_FILTER_CROP``) filter the
+few pixels around a suspect instead of the whole canvas; it must give the
+whole canvas's values there (zero beyond the canvas, as the canvas filter
+has), up to float32 rounding, also where the box touches the canvas's edge.
+"""
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision import tokens
+from vision.outline import DEFAULT_OUTLINE_RULE, OUTLINE_RADIUS_FACTORS, outline_response, outline_responses_in_box
+
+S = 160
+TOKEN_R = 12.0
+RADII = tuple(f * TOKEN_R for f in OUTLINE_RADIUS_FACTORS)
+
+
+def _noise(seed=0, shape=(S, S)):
+    img = np.random.default_rng(seed).normal(0.0, 1.0, shape).astype(np.float32)
+    img[:, :20] = 0.0  # a blanked part, as the canvas outside the plate
+    return img
+
+
+@pytest.mark.parametrize("box", [(60, 85, 70, 95), (0, 25, 0, 25), (140, 160, 130, 160), (0, 160, 150, 160),
+                                 (79, 80, 3, 4)])
+def test_responses_in_box_are_the_canvas_filter_there(box):
+    light = _noise()
+    y0, y1, x0, x1 = box
+    got = outline_responses_in_box(light, box, RADII)
+    assert len(got) == len(RADII)
+    for radius, resp in zip(RADII, got):
+        want = outline_response(light, radius)[y0:y1, x0:x1]
+        assert resp.shape == want.shape and resp.dtype == np.float32
+        np.testing.assert_allclose(resp, want, rtol=0, atol=1e-5)
+
+
+def test_responses_in_box_on_a_wide_canvas():
+    light = _noise(1, (90, 200))
+    got = outline_responses_in_box(light, (70, 90, 150, 200), RADII[:1])[0]
+    np.testing.assert_allclose(got, outline_response(light, RADII[0])[70:90, 150:200], rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("box", [(5, 5, 0, 10), (0, 10, 0, S + 1), (-1, 10, 0, 10)])
+def test_responses_in_box_refuses_a_box_off_the_canvas(box):
+    with pytest.raises(ValueError):
+        outline_responses_in_box(_noise(), box, RADII)
+
+
+def test_outline_near_on_its_box_decides_as_on_the_canvas():
+    """The shadowed-face look with the filters of its box only (None) and of
+    the whole canvas: the same circle found, or none, over many suspects."""
+    rng = np.random.default_rng(3)
+    light = 0.3 * _noise(4)
+    for x, y in [(50, 50), (110, 60), (60, 120), (140, 140)]:
+        cv2.circle(light, (x, y), int(TOKEN_R), -4.0, thickness=2)
+    hidden = np.zeros((S, S), bool)
+    centres = np.ones((S, S), bool)
+    full = tuple(outline_response(light, r) for r in RADII)
+    answers = []
+    for x, y in rng.uniform(0, S, (60, 2)):
+        on_canvas = tokens._outline_near(light, hidden, full, centres, x, y, TOKEN_R, DEFAULT_OUTLINE_RULE, 1.0)
+        on_box = tokens._outline_near(light, hidden, None, centres, x, y, TOKEN_R, DEFAULT_OUTLINE_RULE, 1.0)
+        assert on_box == on_canvas, (x, y)
+        answers.append(on_box)
+    assert any(answers) and not all(answers)
