@@ -1,10 +1,14 @@
-"""The outline filter on a box only.
+"""The outline filter on a box only, and an outline's contrast alone.
 
 :func:`vision.outline.outline_responses_in_box` lets the shadowed-face rule
 (:func:`vision.tokens._outline_near`, ``SUSPECT_FILTER_CROP``) filter the
 few pixels around a suspect instead of the whole canvas; it must give the
 whole canvas's values there (zero beyond the canvas, as the canvas filter
 has), up to float32 rounding, also where the box touches the canvas's edge.
+:func:`vision.outline.outline_contrast` lets the low-z circle look
+(:func:`vision.outline_faces._low_z_circles`) drop faint peaks before their
+sectors are measured; it must be the very number :func:`outline_support`
+gives.
 """
 from __future__ import annotations
 
@@ -13,7 +17,8 @@ import numpy as np
 import pytest
 
 from vision import tokens
-from vision.outline import DEFAULT_OUTLINE_RULE, OUTLINE_RADIUS_FACTORS, outline_response, outline_responses_in_box
+from vision.outline import (DEFAULT_OUTLINE_RULE, OUTLINE_RADIUS_FACTORS, outline_contrast, outline_response,
+                            outline_responses_in_box, outline_support)
 
 S = 160
 TOKEN_R = 12.0
@@ -49,6 +54,13 @@ def test_responses_in_box_on_a_wide_canvas():
 def test_responses_in_box_refuses_a_box_off_the_canvas(box):
     with pytest.raises(ValueError):
         outline_responses_in_box(_noise(), box, RADII)
+
+
+@pytest.mark.parametrize("x, y", [(80, 80), (30, 40), (3, 80), (150, 150)])
+def test_outline_contrast_is_outline_supports(x, y):
+    light = _noise(2)
+    for radius in RADII:
+        assert outline_contrast(light, x, y, radius) == outline_support(light, x, y, radius)[1]
 
 
 def test_outline_near_on_its_box_decides_as_on_the_canvas():

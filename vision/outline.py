@@ -579,6 +579,25 @@ def _sector_contrasts(patch: np.ndarray, radius_px: float, seen: np.ndarray | No
     return (means[n:] - means[:n])[measured].tolist(), unmeasured
 
 
+def outline_contrast(lightness: np.ndarray, x: int, y: int, radius_px: float) -> float:
+    """The ``contrast`` of :func:`outline_support` with nothing hidden, alone
+    (the same number, computed the same way, without the sectors): a caller
+    that needs a circle at least so dark can drop a faint one cheaply.
+
+    Returns
+    -------
+    float
+        Mean of the sides minus mean of the ring, L units; 0.0 when the
+        window leaves the canvas.
+    """
+    window = _outline_window(lightness, x, y, radius_px)
+    if window is None:
+        return 0.0
+    patch, _ = window
+    ring_idx, sides_idx = _outline_sector_order(radius_px)[:2]
+    return float(patch[sides_idx].mean() - patch[ring_idx].mean())
+
+
 def outline_support(lightness: np.ndarray, x: int, y: int, radius_px: float,
                     hidden: np.ndarray | None = None) -> tuple[int, float, float]:
     """How many of ``OUTLINE_SECTORS`` sectors show the circle darker than its sides.

@@ -32,7 +32,7 @@ from .discs import SUPPORT_SECTORS, _peaks, sector_support
 from .faint_faces import _zeroed_where
 from .outline import (DEFAULT_OUTLINE_RULE, OUTLINE_KEPT_MASK_RADII, OUTLINE_MIN_CENTRE_DIST_RADII,
                       OUTLINE_RADIUS_FACTORS, OUTLINE_SIDES_FRAC, OUTLINE_SUSPECT_MIN_CONTRAST_L, OutlineRule,
-                      best_outline_z, outline_support, shadow_side_contrast)
+                      best_outline_z, outline_contrast, outline_support, shadow_side_contrast)
 
 #: An outline dark in at least this many of OUTLINE_SECTORS sectors but too
 #: uneven for the outline rule (the shadow side much darker than the lit side)
@@ -293,8 +293,12 @@ def _low_z_circles(lightness: np.ndarray, best_z: np.ndarray, best_k: np.ndarray
         if best_z[y, x] >= rule.min_z or any(math.hypot(x - tx, y - ty) < faint_min_blob_dist_radii * token_r
                                              for tx, ty in taken):
             continue  # examined already, or by a token
-        n_sectors, contrast, evenness = outline_support(lightness, x, y,
-                                                        OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r)
+        radius = OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r
+        # its contrast alone first (the same number outline_support gives):
+        # most of these peaks are plate texture, too faint for either floor
+        if outline_contrast(lightness, x, y, radius) < max(rule.min_contrast_l, min_contrast_l):
+            continue
+        n_sectors, contrast, evenness = outline_support(lightness, x, y, radius)
         if _closed_outline(rule, n_sectors, contrast, evenness) and contrast >= min_contrast_l:
             out.append((float(x), float(y), contrast))
     return out
