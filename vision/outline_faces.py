@@ -30,6 +30,7 @@ from .candidates import Candidate, _blank, _face_differs
 from .canonical import CanonicalView
 from .discs import SUPPORT_SECTORS, _peaks, sector_support
 from .faint_faces import _zeroed_where
+from .painted_lines import outline_across_line, painted_line_mask
 from .outline import (DEFAULT_OUTLINE_RULE, OUTLINE_KEPT_MASK_RADII, OUTLINE_MIN_CENTRE_DIST_RADII,
                       OUTLINE_RADIUS_FACTORS, OUTLINE_SIDES_FRAC, OUTLINE_SUSPECT_MIN_CONTRAST_L, OutlineRule,
                       best_outline_z, outline_contrast, outline_support, shadow_side_contrast)
@@ -102,6 +103,23 @@ ARC_DARKER_THAN_OUTLINE_STAYS = True
 LOW_Z_CIRCLE_MIN_Z_SHARE = 0.5
 #: Switch for that look; False: peaks below ``min_z`` are never examined, as before.
 LOW_Z_CIRCLE_SUSPECT = True
+#: An outline peak that fails the outline rule is judged again with the
+#: pixels of a painted line of the plate left out (the plate model's narrow
+#: concentric bands, :func:`vision.painted_lines.painted_line_mask`), its
+#: centre within ``PAINTED_LINE_REACH_RADII`` of the peak; a circle that
+#: then passes the rule is a suspect (never counted), by the well's edge or
+#: not.  The ring model follows a painted line only to a ring bin, so the
+#: residual keeps it as a light and a dark band 10 L or more each; a pale
+#: face whose edge runs along the line has those bands across its outline's
+#: ring and sides there, and those sectors fail (fresh scene 1261179 at
+#: 1280x720, five tokens on white porcelain with a painted red ring at 0.758
+#: of the plate radius: a fifth, grey-white face 0.622 out, its edge on the
+#: line, measured 14 of 16 sectors, 6.2 L; its circle reaches past
+#: ``FAINT_SEARCH_RADIUS_FRAC``, so an uneven arc there is no suspect, no
+#: outline counted to set an arc's floor, and four reds were read as an
+#: outcome; with the line's pixels left out: 16 of 16 sectors, 5.8-6.2 L).
+#: False: no outline is judged across a line, as before.
+PAINTED_LINE_OUTLINE_SUSPECT = True
 
 
 def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray, token_r: float,
@@ -174,6 +192,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     near_closed: list[tuple[int, int]] | None = None
     # how far from a centre the outline test reads (its outer side at the largest radius)
     reach = int(math.ceil(OUTLINE_SIDES_FRAC[1] * max(OUTLINE_RADIUS_FACTORS) * token_r + 1))
+    line: np.ndarray | None = None  # the plate's painted lines, found when first needed
     for x, y in peaks:
         radius = OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r
         n_sectors, contrast, evenness = outline_support(lightness, x, y, radius)
@@ -207,6 +226,14 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # by the well's edge, a faint circle may be the glaze's own arcs
             uneven.append((float(x), float(y), contrast))
             continue
+        if not closed and PAINTED_LINE_OUTLINE_SUSPECT:
+            # a circle whose failing sectors lie on a painted line of the plate
+            # (see ``PAINTED_LINE_OUTLINE_SUSPECT``): a suspect, never a face
+            if line is None:
+                line = painted_line_mask(view, token_r)
+            if line.any() and outline_across_line(lightness, hidden, line, x, y, token_r, rule) is not None:
+                uneven.append((float(x), float(y), contrast))
+                continue
         if not closed:
             # (an uneven circle reaching the well's edge is not a suspect on
             # its own: the plate's own edge, a pixel off the ring model, draws
