@@ -30,10 +30,11 @@ from .candidates import Candidate, _blank, _face_differs
 from .canonical import CanonicalView
 from .discs import SUPPORT_SECTORS, _peaks, sector_support
 from .faint_faces import _zeroed_where
+from .outline import (DEFAULT_OUTLINE_RULE, OUTLINE_KEPT_MASK_RADII, OUTLINE_MAX_UNMEASURED_SECTORS,
+                      OUTLINE_MIN_CENTRE_DIST_RADII, OUTLINE_RADIUS_FACTORS, OUTLINE_SIDES_FRAC,
+                      OUTLINE_SUSPECT_MIN_CONTRAST_L, OutlineRule, best_outline_z, outline_contrast, outline_support,
+                      shadow_side_contrast)
 from .painted_lines import outline_across_line, painted_line_mask
-from .outline import (DEFAULT_OUTLINE_RULE, OUTLINE_KEPT_MASK_RADII, OUTLINE_MIN_CENTRE_DIST_RADII,
-                      OUTLINE_RADIUS_FACTORS, OUTLINE_SIDES_FRAC, OUTLINE_SUSPECT_MIN_CONTRAST_L, OutlineRule,
-                      best_outline_z, outline_contrast, outline_support, shadow_side_contrast)
 
 #: An outline dark in at least this many of OUTLINE_SECTORS sectors but too
 #: uneven for the outline rule (the shadow side much darker than the lit side)
@@ -118,6 +119,9 @@ LOW_Z_CIRCLE_SUSPECT = True
 #: ``FAINT_SEARCH_RADIUS_FRAC``, so an uneven arc there is no suspect, no
 #: outline counted to set an arc's floor, and four reds were read as an
 #: outcome; with the line's pixels left out: 16 of 16 sectors, 5.8-6.2 L).
+#: Only a peak dark as measured in all but ``OUTLINE_MAX_UNMEASURED_SECTORS``
+#: of the rule's sectors is judged so: a line hides no more of a circle than
+#: a kept token may.
 #: False: no outline is judged across a line, as before.
 PAINTED_LINE_OUTLINE_SUSPECT = True
 
@@ -226,9 +230,11 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # by the well's edge, a faint circle may be the glaze's own arcs
             uneven.append((float(x), float(y), contrast))
             continue
-        if not closed and PAINTED_LINE_OUTLINE_SUSPECT:
+        if (not closed and PAINTED_LINE_OUTLINE_SUSPECT
+                and n_sectors >= rule.min_sectors - OUTLINE_MAX_UNMEASURED_SECTORS):
             # a circle whose failing sectors lie on a painted line of the plate
             # (see ``PAINTED_LINE_OUTLINE_SUSPECT``): a suspect, never a face
+            # (a line hides at most the sectors a kept token may)
             if line is None:
                 line = painted_line_mask(view, token_r)
             if line.any() and outline_across_line(lightness, hidden, line, x, y, token_r, rule) is not None:

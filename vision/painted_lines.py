@@ -153,8 +153,7 @@ def outline_across_line(lightness: np.ndarray, hidden: np.ndarray, line: np.ndar
     s = lightness.shape[0]
     reach = int(math.ceil(PAINTED_LINE_REACH_RADII * token_r))
     outer = int(math.ceil(1.5 * max(OUTLINE_RADIUS_FACTORS) * token_r + 1)) + reach
-    y0w, y1w, x0w, x1w = max(0, y - outer), min(s, y + outer + 1), max(0, x - outer), min(lightness.shape[1], x + outer + 1)
-    if not line[y0w:y1w, x0w:x1w].any():
+    if not line[max(0, y - outer):y + outer + 1, max(0, x - outer):x + outer + 1].any():
         return None
     y0, y1 = max(0, y - reach), min(s, y + reach + 1)
     x0, x1 = max(0, x - reach), min(lightness.shape[1], x + reach + 1)
