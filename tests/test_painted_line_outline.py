@@ -145,3 +145,21 @@ BAD_ACROSS = [
 def test_outline_across_line_bad_input(lightness, hidden, line, token_r):
     with pytest.raises(ValueError):
         outline_across_line(lightness, hidden, line, 80, 80, token_r, DEFAULT_OUTLINE_RULE)
+
+
+def test_four_flat_tokens_on_a_painted_ring_still_read(monkeypatch):
+    """The rule's reach: a right outcome on painted rings (fresh scene 1292351,
+    1024x768, four whites) where six outline peaks were judged across the
+    line, none closing, still reads its outcome."""
+    scene = render_scene(1292351, "outcome", size=(1024, 768), conditions={"plate_decor": "rings"})
+    calls = []
+
+    def counted(*args, **kwargs):
+        got = outline_across_line(*args, **kwargs)
+        calls.append(got)
+        return got
+
+    monkeypatch.setattr(outline_faces, "outline_across_line", counted)
+    got = read_frame(scene.image)
+    assert calls and all(c is None for c in calls), calls
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
