@@ -121,7 +121,11 @@ LOW_Z_CIRCLE_SUSPECT = True
 #: outcome; with the line's pixels left out: 16 of 16 sectors, 5.8-6.2 L).
 #: Only a peak dark as measured in all but ``OUTLINE_MAX_UNMEASURED_SECTORS``
 #: of the rule's sectors is judged so: a line hides no more of a circle than
-#: a kept token may.
+#: a kept token may.  A/B on fresh seeds (five sets of 400: five tokens with
+#: painted decor at 1280x720, 1290000-1290399; five tokens on white porcelain
+#: with rings at 1000x1000, 1291000-1291399, and 1280x720, 1294000-1294399;
+#: four flat on painted plates at 1024x768, 1292000-1292399; a plain natural
+#: mix at 1280x720, 1293000-1293399): no verdict changed, 0 wrong either side.
 #: False: no outline is judged across a line, as before.
 PAINTED_LINE_OUTLINE_SUSPECT = True
 
