@@ -18,7 +18,7 @@ import pytest
 
 from vision import tokens
 from vision.outline import (DEFAULT_OUTLINE_RULE, OUTLINE_RADIUS_FACTORS, outline_contrast, outline_response,
-                            outline_responses_in_box, outline_support)
+                            outline_responses_in_box, outline_support, strongest_in_window)
 
 S = 160
 TOKEN_R = 12.0
@@ -80,3 +80,29 @@ def test_outline_near_on_its_box_decides_as_on_the_canvas():
         assert on_box == on_canvas, (x, y)
         answers.append(on_box)
     assert any(answers) and not all(answers)
+
+
+def test_strongest_in_window_known_values():
+    # two radii's windows at canvas (y0, x0) = (10, 20); the larger value on
+    # the second radius, at window (1, 2), is canvas (11, 22); a larger value
+    # outside ``within`` is not taken
+    a = np.zeros((3, 4), np.float32)
+    b = np.zeros((3, 4), np.float32)
+    a[0, 0] = 2.0
+    b[1, 2] = 3.0
+    b[2, 3] = 9.0
+    within = np.ones((3, 4), bool)
+    within[2, 3] = False
+    assert strongest_in_window((a, b), within, (10, 20)) == (3.0, 11, 22, 1)
+
+
+def test_strongest_in_window_ties_go_to_the_earlier_radius():
+    a = np.full((2, 2), 1.0, np.float32)
+    value, cy, cx, i = strongest_in_window((a, a.copy()), np.ones((2, 2), bool), (0, 0))
+    assert (value, cy, cx, i) == (1.0, 0, 0, 0)
+
+
+def test_strongest_in_window_nothing_allowed_is_minus_infinity():
+    a = np.ones((2, 3), np.float32)
+    value, _, _, _ = strongest_in_window((a,), np.zeros((2, 3), bool), (5, 5))
+    assert value == -np.inf

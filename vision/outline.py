@@ -401,6 +401,36 @@ def outline_responses_in_box(lightness: np.ndarray, box: tuple[int, int, int, in
     return tuple(out)
 
 
+def strongest_in_window(windows: tuple[np.ndarray, ...], within: np.ndarray, origin: tuple[int, int]
+                        ) -> tuple[float, int, int, int]:
+    """The strongest response where ``within`` allows, over several radii' windows.
+
+    Parameters
+    ----------
+    windows : tuple of ndarray, float32, (h, w)
+        One outline response per radius, cut to the same window of the canvas.
+    within : ndarray, bool, (h, w)
+        Where a centre may lie.
+    origin : (int, int)
+        ``(y0, x0)``, the window's top-left pixel on the canvas.
+
+    Returns
+    -------
+    (float, int, int, int)
+        ``(value, cy, cx, index)``: the largest value (-inf where ``within``
+        is empty), its centre in canvas pixels and the index of its window.
+        Ties go to the earlier radius, then to the first pixel in row order.
+    """
+    y0, x0 = origin
+    best = (-np.inf, y0, x0, 0)
+    for i, resp in enumerate(windows):
+        window = np.where(within, resp, -np.inf)
+        k = int(np.argmax(window))
+        if window.flat[k] > best[0]:
+            best = (float(window.flat[k]), y0 + k // window.shape[1], x0 + k % window.shape[1], i)
+    return best
+
+
 def best_outline_z(lightness: np.ndarray, region: np.ndarray, radii_px: tuple[float, ...]
                    ) -> tuple[np.ndarray, np.ndarray]:
     """The strongest :func:`outline_response` over several radii, in units of each radius's own noise.

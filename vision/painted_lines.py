@@ -24,7 +24,8 @@ import math
 import numpy as np
 
 from .canonical import CanonicalView
-from .outline import OUTLINE_RADIUS_FACTORS, OutlineRule, outline_responses_in_box, outline_support
+from .outline import (OUTLINE_RADIUS_FACTORS, OutlineRule, outline_responses_in_box, outline_support,
+                      strongest_in_window)
 
 #: A ring (1 canonical px wide) of the plate model whose mean colour is at
 #: least this far (Lab units, Delta E) from the median of the rings around
@@ -164,13 +165,8 @@ def outline_across_line(lightness: np.ndarray, hidden: np.ndarray, line: np.ndar
     responses = outline_responses_in_box(clean, (y0, y1, x0, x1), radii)
     rr, cc = np.mgrid[y0:y1, x0:x1]
     within = (cc - x) ** 2 + (rr - y) ** 2 <= reach ** 2
-    best = (-np.inf, 0, 0, 0.0)
-    for radius, resp in zip(radii, responses):
-        window = np.where(within, resp, -np.inf)
-        k = int(np.argmax(window))
-        if window.flat[k] > best[0]:
-            best = (float(window.flat[k]), y0 + k // (x1 - x0), x0 + k % (x1 - x0), radius)
-    _, cy, cx, radius = best
+    _, cy, cx, i = strongest_in_window(responses, within, (y0, x0))
+    radius = radii[i]
     n_sectors, contrast, evenness = outline_support(clean, cx, cy, radius, more)
     if n_sectors >= rule.min_sectors and contrast >= rule.min_contrast_l and evenness >= rule.min_evenness:
         return int(cx), int(cy), contrast

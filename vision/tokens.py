@@ -102,6 +102,7 @@ from .outline import (  # noqa: F401  (the public names re-exported: the outline
     best_outline_z,
     outline_response,
     outline_responses_in_box,
+    strongest_in_window,
     outline_support,
     shadow_side_contrast,
 )
@@ -667,13 +668,8 @@ def _outline_near(lightness: np.ndarray, hidden: np.ndarray, responses: tuple[np
                                            tuple(f * token_r for f in OUTLINE_RADIUS_FACTORS))
     else:
         windows = tuple(resp[y0:y1, x0:x1] for resp in responses)
-    best = (-np.inf, 0, 0, 0.0)
-    for factor, resp in zip(OUTLINE_RADIUS_FACTORS, windows):
-        window = np.where(within, resp, -np.inf)
-        k = int(np.argmax(window))
-        if window.flat[k] > best[0]:
-            best = (float(window.flat[k]), y0 + k // (x1 - x0), x0 + k % (x1 - x0), factor)
-    value, cy, cx, factor = best
+    value, cy, cx, i = strongest_in_window(windows, within, (y0, x0))
+    factor = OUTLINE_RADIUS_FACTORS[i]
     if not value >= OUTLINE_MIN_VISIBLE_SHARE * rule.min_contrast_l:
         return False
     n_sectors, contrast, evenness = outline_support(lightness, cx, cy, factor * token_r, hidden)
