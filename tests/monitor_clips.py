@@ -4,6 +4,7 @@ from __future__ import annotations
 import functools
 
 from vision.monitor import MonitorConfig, RoundMonitor
+from vision.monitor_events import FINAL_EVENTS, feed_clip
 from vision.synth_clip import render_clip
 
 #: Small clips keep the suite fast; the reader still reads most reveals at this size.
@@ -25,15 +26,8 @@ def run_clip(seed: int, variant: str, *, fps: float = FPS, size: tuple = SIZE, b
     clip, frames = clip_frames(seed, variant, fps, size)
     cfg = config or MonitorConfig(require_betting_closed=betting != "auto")
     mon = monitor or RoundMonitor(cfg)
-    events = []
-    for frame, lab in zip(frames, clip.frame_labels):
-        evs = mon.feed(frame, lab["t"], lab["index"])
-        events += evs
-        if betting == "signal" and any(e["event"] == "settled" for e in evs):
-            events += mon.betting_closed(lab["t"])
-    events += mon.finish()
-    return clip, events, mon
+    return clip, feed_clip(mon, frames, clip.frame_labels, betting=betting), mon
 
 
 def final_events(events):
-    return [e for e in events if e["event"] in ("outcome", "void", "uncertain", "reshake", "cancelled")]
+    return [e for e in events if e["event"] in FINAL_EVENTS]

@@ -11,6 +11,9 @@ from .monitor_features import FeatureSettings
 EVENTS = ("idle", "round_started", "shaking", "settled", "revealing", "revealed", "outcome", "rearrange",
           "reshake", "void", "uncertain", "paused", "resumed", "cancelled", "warning", "alarm")
 
+#: Events that end a round (a ``rearrange`` does not: a reading follows it).
+FINAL_EVENTS = ("outcome", "void", "uncertain", "reshake", "cancelled")
+
 #: Monitor states (``RoundMonitor.state``).
 STATES = ("init", "idle", "covered", "shaking", "settled", "revealing", "revealed", "rearranging")
 
@@ -143,4 +146,23 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-__all__ = ["EVENTS", "STATES", "VOID_CODES", "MonitorConfig", "jsonable"]
+def feed_clip(monitor: Any, frames: Any, frame_labels: list, *, betting: str = "auto") -> list[dict]:
+    """Feed a clip's frames to ``monitor`` in order, then :meth:`finish`; return every event.
+
+    ``frames`` and ``frame_labels`` are a synthesized clip's (``index`` and
+    ``t`` of each label are the frame's).  ``betting``: ``auto`` (the monitor's
+    config decides), ``signal`` (``betting_closed`` at each ``settled``),
+    ``never`` (no signal).
+    """
+    if betting not in ("auto", "signal", "never"):
+        raise ValueError(f"betting: expected auto, signal or never, got {betting!r}")
+    events: list[dict] = []
+    for frame, lab in zip(frames, frame_labels):
+        evs = monitor.feed(frame, lab["t"], lab["index"])
+        events += evs
+        if betting == "signal" and any(e["event"] == "settled" for e in evs):
+            events += monitor.betting_closed(lab["t"])
+    return events + monitor.finish()
+
+
+__all__ = ["EVENTS", "FINAL_EVENTS", "STATES", "VOID_CODES", "MonitorConfig", "feed_clip", "jsonable"]
