@@ -26,12 +26,20 @@ class LayoutToken:
 
 
 def to_plate(plate: Ellipse, x: float, y: float) -> tuple[float, float]:
-    """Source pixel -> plate-normalised (u, v): the ellipse becomes the unit circle."""
+    """Source pixel -> plate-normalised (u, v): the ellipse becomes the unit circle.
+
+    The map is the ellipse's symmetric stretch (into its axes, scaled by 1/a and
+    1/b, and back), which depends only on the ellipse, not on how a fit names
+    its axes: an angle is defined modulo 180 degrees, and a near-circular
+    plate's angle is arbitrary (seen: 177.2 then 6.6 degrees for the same plate
+    in two rounds, which turned one layout by 170 degrees against the other).
+    """
     th = math.radians(plate.angle_deg)
+    c, s = math.cos(th), math.sin(th)
     dx, dy = x - plate.cx, y - plate.cy
-    along = dx * math.cos(th) + dy * math.sin(th)
-    across = -dx * math.sin(th) + dy * math.cos(th)
-    return along / plate.a, across / plate.b
+    along = (dx * c + dy * s) / plate.a
+    across = (-dx * s + dy * c) / plate.b
+    return along * c - across * s, along * s + across * c
 
 
 def layout_of(reading: Reading, plate: Ellipse | None = None) -> tuple[LayoutToken, ...]:
