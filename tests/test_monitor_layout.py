@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pytest
 
 from monitor_clips import final_events, run_clip
-from vision.monitor_layout import to_plate
-from vision.types import Ellipse
+from vision.monitor import MonitorConfig, RoundMonitor, _Round
+from vision.monitor_layout import layout_of, to_plate
+from vision.monitor_reveal import _Read
+from vision.types import Ellipse, Reading, TokenReading
 
 POINTS = [(300.0, 200.0), (341.0, 150.5), (260.0, 231.0), (333.3, 190.0)]
 
@@ -55,3 +58,97 @@ def test_same_layout_clip_with_a_near_circular_plate_is_void():
     assert [f["event"] for f in final] == ["outcome", "void"]
     assert final[0]["red"] == clip.label["rounds"][0]["red"]
     assert final[1]["code"] == "layout_unchanged"
+
+
+# -- a round that gives up still leaves its layout(s) for the next round's "layout unchanged" check --------------
+#
+# Before, only a stable reading set the last layout: clip 1300010 same_layout (640x360, 25 fps) gave up on round 0
+# (seven outcome readings of one layout, none three in a row among "tokens overlap" and uncertain readings), and
+# round 1, the same layout (the dealer did not shake), was settled as an outcome: a missed void.
+
+PLATE = Ellipse(320.0, 180.0, 120.0, 100.0, 10.0)
+SPOTS = [(290.0, 160.0), (350.0, 160.0), (290.0, 205.0), (350.0, 205.0)]
+
+
+def _outcome(faces, spots=SPOTS, plate=PLATE):
+    toks = tuple(TokenReading(x, y, 14.0, f, 0.97 if f == "red" else 0.03) for (x, y), f in zip(spots, faces))
+    red = list(faces).count("red")
+    return Reading("outcome", "four flat tokens", red=red, white=4 - red, confidence=0.9, tokens=toks, plate=plate)
+
+
+A = _outcome(["red", "red", "red", "white"])
+B = _outcome(["red", "white", "red", "red"])                          # other faces at the same spots
+A_NUDGED = _outcome(["red", "red", "red", "white"], [(x + 2.0, y - 1.0) for x, y in SPOTS])
+C = _outcome(["white", "white", "red", "white"], [(300.0, 150.0), (345.0, 185.0), (280.0, 215.0), (360.0, 220.0)])
+
+
+def _monitor_in_round(state="revealed"):
+    mon = RoundMonitor(MonitorConfig())
+    mon._rnd = _Round("T1-000001", 1, t_cover=0.0)
+    mon._rnd.t_clear = mon._rnd.t_wait = 0.0
+    mon._rnd.shaken = True
+    mon.state = state
+    return mon
+
+
+def _give_up_after(readings, last=()):
+    """Feed ``readings`` as the reveal's reads (none stable), then an uncertain one past the timeout; return the monitor."""
+    mon = _monitor_in_round()
+    mon._last_layouts = last
+    queue = list(readings) + [Reading("uncertain", "still no agreement", plate=PLATE)]
+    mon._reader = lambda frame, profile: queue.pop(0)
+    frame = np.zeros((4, 4, 3), np.uint8)
+    events = []
+    for i in range(len(readings)):
+        events += mon._reading(frame, None, 0.1 * i, i, 0.0, 0.0)
+    events += mon._reading(frame, None, mon.cfg.reveal_timeout_s + 1.0, 99, 0.0, 0.0)
+    assert [e["event"] for e in events] == ["uncertain", "idle"]
+    return mon
+
+
+def _stable_after(mon, reading):
+    """The next round reads ``reading`` stable; return its final event."""
+    mon._rnd = _Round("T1-000002", 1, t_cover=10.0)
+    mon._rnd.t_clear, mon._rnd.clear_index, mon._rnd.shaken = 12.0, 300, True
+    mon.state = "revealed"
+    mon._run = [_Read(300 + i, 12.0 + 0.04 * i, reading, np.zeros((4, 4, 3), np.uint8)) for i in range(3)]
+    return mon._stable(None, 12.1, 302)[0]
+
+
+def test_give_up_remembers_every_distinct_outcome_layout():
+    overlap = Reading("rearrange", "tokens overlap", plate=PLATE)
+    unsure = Reading("uncertain", "more disc-like evidence", plate=PLATE)
+    mon = _give_up_after([A, overlap, A_NUDGED, unsure, B, overlap, A])
+    assert mon._last_layouts == (layout_of(A), layout_of(B))   # A_NUDGED is A within same_layout_tol_r
+    assert _stable_after(mon, A_NUDGED)["code"] == "layout_unchanged"
+    mon = _give_up_after([A, overlap, B])
+    assert _stable_after(mon, B)["code"] == "layout_unchanged"
+    mon = _give_up_after([A, overlap, B])
+    assert _stable_after(mon, C)["event"] == "outcome"
+    assert mon._last_layouts == (layout_of(C),)                 # a stable round leaves its one layout
+
+
+def test_give_up_without_an_outcome_reading_keeps_the_round_before():
+    overlap = Reading("rearrange", "tokens overlap", plate=PLATE)
+    mon = _give_up_after([overlap, Reading("uncertain", "more disc-like evidence", plate=PLATE), overlap],
+                         last=(layout_of(C),))
+    assert mon._last_layouts == (layout_of(C),)
+    mon = _give_up_after([overlap, overlap])
+    assert mon._last_layouts == ()
+    assert _stable_after(mon, A)["event"] == "outcome"
+
+
+def test_void_round_that_gives_up_also_remembers():
+    mon = _monitor_in_round()
+    mon._rnd.void = "no_shake"
+    mon._rnd.outcome_layouts = [layout_of(B)]
+    assert [e["event"] for e in mon._give_up(None, 5.0, None)] == ["idle"]
+    assert _stable_after(mon, B)["code"] == "layout_unchanged"
+
+
+def test_same_layout_clip_after_a_round_that_gave_up_is_void():
+    clip, events, _ = run_clip(1300010, "same_layout", fps=25, size=(640, 360))
+    final = final_events(events)
+    assert clip.label["rounds"][1]["same_layout_as_previous"]
+    assert final[0]["event"] == "uncertain"                     # round 0: no stable reading (abstained, not wrong)
+    assert (final[1]["event"], final[1].get("code")) == ("void", "layout_unchanged")

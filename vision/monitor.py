@@ -58,6 +58,7 @@ class _Round:
     shake_at_settle: float = 0.0
     void: str | None = None                          # void code, once decided
     before: tuple = ()                               # layout at the rearrange
+    outcome_layouts: list = field(default_factory=list)  # distinct layouts of its outcome readings after the clear
     t_wait: float | None = None                      # start of the current reading timeout
     covered_again: int = 0
     o_prev: float = math.nan
@@ -121,7 +122,9 @@ class RoundMonitor(RevealMixin):
         self._cover_count = 0
         self._next_boot = -math.inf
         self._run: list[_Read] = []
-        self._last_layout: tuple[LayoutToken, ...] = ()
+        # the last round's layout(s), for "layout unchanged since last round": one for a round read
+        # stable; for a round that gave up, every distinct layout its outcome readings showed
+        self._last_layouts: tuple[tuple[LayoutToken, ...], ...] = ()
         self._reshake: tuple[str, int] | None = None
         self._warned: dict[str, list] = {}
         self._evidence: dict[str, tuple[np.ndarray, list[str]]] = {}
@@ -349,10 +352,10 @@ class RoundMonitor(RevealMixin):
         if r.plate is not None and bare:
             self._learn_plate(small, r)
             if r.verdict == "outcome":
-                self._last_layout = layout_of(r)
+                self._last_layouts = (layout_of(r),)
             self.state = "idle"
             return [self._ev("idle", t, "plate visible, no round", round_id=None,
-                             plate=r.plate.to_dict(), layout_known=bool(self._last_layout))]
+                             plate=r.plate.to_dict(), layout_known=bool(self._last_layouts))]
         if r.verdict == "covered" and not self._boot_warned:
             self._boot_warned = True
             return self._warn("boot", t, "the bowl is on the plate: waiting to see the plate uncovered")

@@ -76,6 +76,8 @@ class RevealMixin:
                     self._run = [_Read(idx, t, r, frame)]
             else:
                 self._run = []
+            if r.verdict == "outcome":
+                _remember(rnd.outcome_layouts, layout_of(r), cfg.same_layout_tol_r)
             if self.state == "revealed" and r.plate is not None:
                 rnd.sightings.append((idx, r, True))
             need = cfg.stable_frames if r.verdict == "outcome" else 2 * cfg.stable_frames
@@ -92,7 +94,7 @@ class RevealMixin:
         lay = layout_of(r)
         if rnd.void is not None:                 # already void: just note the layout for the next round
             if r.verdict == "outcome":
-                self._last_layout = lay
+                self._last_layouts = (lay,)
             return self._end_round(small, t)
         verdict_fields = {"verdict": r.verdict, "red": r.red, "white": r.white,
                           "confidence": min(x.reading.confidence for x in run),
@@ -132,7 +134,7 @@ class RevealMixin:
         n_moved = sum(1 for _, f in found if any(k == "move" for k, _ in f))
         if n_flip_clear or n_flip >= cfg.touch_min_sightings or n_moved >= cfg.touch_min_sightings:
             out = self._void(t, "bowl_touched_token", (flips or moves)[0], **verdict_fields)
-        elif self._last_layout and same_layout(self._last_layout, lay, cfg.same_layout_tol_r):
+        elif any(same_layout(last, lay, cfg.same_layout_tol_r) for last in self._last_layouts):
             out = self._void(t, "layout_unchanged", None, **verdict_fields)
         else:
             shas = [hashlib.sha256(np.ascontiguousarray(x.frame).data).hexdigest() for x in run]
@@ -140,11 +142,23 @@ class RevealMixin:
             lat_frames = idx - (rnd.clear_index or idx)
             out = [self._ev("outcome", t, r.reason, reveal_sha256=shas, latency_frames=lat_frames,
                             latency_s=t - (rnd.t_clear or t), t_clear=rnd.t_clear, **verdict_fields)]
-        self._last_layout = lay
+        self._last_layouts = (lay,)
         return out + self._end_round(small, t)
 
     def _give_up(self, small: Small, t: float, r: Reading | None) -> list[dict]:
+        """No stable reading in time: ``uncertain`` (unless already void), and end the round.
+
+        The layouts its outcome readings showed become the last round's layouts,
+        so that the next round is void (``layout_unchanged``) if it shows any of
+        them: a round that gives up must not let the next one skip the check
+        (clip 1300010 same_layout, 640x360 at 25 fps: round 0 gave up after seven
+        outcome readings of one layout, round 1 showed it again and was settled).
+        """
         rnd = self._rnd
+        if rnd.outcome_layouts:
+            self._last_layouts = tuple(rnd.outcome_layouts)
+        # else: no outcome reading, nothing to remember: the last layout(s) stay those of the round before
+        # (as before this rule), so the next round is still compared with that one
         if rnd.void is not None:
             return self._end_round(small, t)
         last = "no reading" if r is None else f"{r.verdict}: {r.reason}"
@@ -153,6 +167,12 @@ class RevealMixin:
         ev = self._ev("uncertain", t, f"no stable reading within {secs:g}s {what} (last: {last}): "
                       "manual confirmation needed", last_verdict=None if r is None else r.verdict)
         return [ev] + self._end_round(small, t)
+
+
+def _remember(layouts: list, lay: tuple, tol_r: float) -> None:
+    """Add ``lay`` to ``layouts`` unless empty or the same layout (``same_layout`` within ``tol_r``) as one there."""
+    if lay and not any(same_layout(x, lay, tol_r) for x in layouts):
+        layouts.append(lay)
 
 
 __all__ = ["RevealMixin"]
