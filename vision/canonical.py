@@ -145,6 +145,17 @@ class CanonicalView:
         p = inv @ np.array([x, y, 1.0])
         return float(p[0] / p[2]), float(p[1] / p[2])
 
+    def in_source_frame(self, xs: np.ndarray, ys: np.ndarray, frame_size: tuple[int, int]) -> np.ndarray:
+        """Which canonical points (``xs``, ``ys``, canvas pixels) map inside the
+        source frame (``frame_size`` = (W, H), pixel centres 0 .. W - 1 and
+        0 .. H - 1): bool, the points' shape."""
+        inv = np.linalg.inv(self.to_canonical)
+        sw = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
+        sx = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / sw
+        sy = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / sw
+        w, h = frame_size
+        return (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
+
     def source_scale(self) -> float:
         """Source pixels per canonical pixel (geometric mean of the two axes)."""
         inv = np.linalg.inv(self.to_canonical)[:2, :2]

@@ -905,12 +905,7 @@ def _canvas_in_frame(view: CanonicalView, frame_size: tuple[int, int]) -> np.nda
     if grid is None:
         grid = _CANVAS_GRIDS[n] = tuple(g.astype(np.float32) for g in np.mgrid[0:n, 0:n])
     yy, xx = grid
-    inv = np.linalg.inv(view.to_canonical)
-    sw = inv[2, 0] * xx + inv[2, 1] * yy + inv[2, 2]
-    sx = (inv[0, 0] * xx + inv[0, 1] * yy + inv[0, 2]) / sw
-    sy = (inv[1, 0] * xx + inv[1, 1] * yy + inv[1, 2]) / sw
-    w, h = frame_size
-    return (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
+    return view.in_source_frame(xx, yy, frame_size)
 
 
 def _face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,

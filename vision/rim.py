@@ -141,13 +141,7 @@ def _polar_grid(canvas_px: int, plate_radius_px: float, band_frac: tuple[float, 
 def _visible_angles(view: CanonicalView, map_x: np.ndarray, map_y: np.ndarray,
                     frame_size: tuple[int, int]) -> np.ndarray:
     """bool (angles,): the whole band at that angle maps inside the source frame."""
-    w, h = frame_size
-    inv = np.linalg.inv(view.to_canonical)
-    pts = np.stack([map_x.ravel(), map_y.ravel(), np.ones(map_x.size)]).astype(np.float64)
-    src = inv @ pts
-    sx, sy = src[0] / src[2], src[1] / src[2]
-    inside = (sx >= 0) & (sx <= w - 1) & (sy >= 0) & (sy <= h - 1)
-    return inside.reshape(map_x.shape).all(axis=0)
+    return view.in_source_frame(map_x.astype(np.float64), map_y.astype(np.float64), frame_size).all(axis=0)
 
 
 def rim_crossings(view: CanonicalView, token_radius_px: float,
