@@ -153,6 +153,7 @@ CLOTH_MAP = np.zeros((CANVAS, CANVAS), bool)
 @pytest.mark.parametrize("call", [
     lambda: fb.cloth_bars(LAB[..., 0], PLATE_R),  # not (H, W, 3)
     lambda: fb.cloth_bars(LAB.astype(np.uint8), PLATE_R),  # not Lab floats
+    lambda: fb.cloth_bars(LAB[:, :-1], PLATE_R),  # not a square canvas
     lambda: fb.cloth_bars(LAB, 0.0),
     lambda: fb.cloth_bars(LAB, float("nan")),
     lambda: fb.cloth_bars(LAB, PLATE_R, np.zeros((10, 10), bool)),  # inside of another shape

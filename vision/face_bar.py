@@ -42,6 +42,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .canonical import _radius_grid
+
 #: Lines through the face, one every this many degrees ...
 ANGLE_STEP_DEG = 2.0
 #: ... at offsets from the face's centre every this many canonical pixels ...
@@ -177,16 +179,18 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
     Raises
     ------
     ValueError
-        ``lab`` not an (H, W, 3) float array, ``plate_r`` not finite and > 0,
-        ``inside`` not of the canvas's shape.
+        ``lab`` not a square (S, S, 3) float array, ``plate_r`` not finite and
+        > 0, ``inside`` not of the canvas's shape.
     """
     lab = _check_lab(lab)
     if not (_finite(plate_r) and plate_r > 0):
         raise ValueError(f"plate_r: expected a finite value > 0, got {plate_r!r}")
     h, w = lab.shape[:2]
+    if h != w:
+        raise ValueError(f"lab: expected a square canvas (a canonical view's), got shape {lab.shape}")
     if inside is not None and np.shape(inside) != (h, w):
         raise ValueError(f"inside: expected shape {(h, w)}, got {np.shape(inside)}")
-    rad = _radius_grid(h, w)
+    rad = _radius_grid(h)
     band = (rad >= OUTSIDE_BAND_FRAC[0] * plate_r) & (rad <= OUTSIDE_BAND_FRAC[1] * plate_r)
     if inside is not None:
         band &= np.asarray(inside, bool)
@@ -212,20 +216,6 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
     keep = (hi - lo) >= MIN_OUTSIDE_LENGTH_FRAC * plate_r
     keep[0] = False
     return keep[labels]
-
-
-_RADIUS_GRIDS: dict[tuple[int, int], np.ndarray] = {}
-
-
-def _radius_grid(h: int, w: int) -> np.ndarray:
-    """Each canvas pixel's distance from the canvas's centre, float32 (h, w), read-only."""
-    grid = _RADIUS_GRIDS.get((h, w))
-    if grid is None:
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        grid = np.hypot(xx - (w / 2.0 - 0.5), yy - (h / 2.0 - 0.5))
-        grid.setflags(write=False)
-        grid = _RADIUS_GRIDS[(h, w)] = grid
-    return grid
 
 
 def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: float, plate_r: float) -> BarFind:
