@@ -49,8 +49,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-#: Events that decide a round, in a clip's ``--json`` line and in the wrong-clip listing.
-DECISIVE = ("outcome", "void", "uncertain", "reshake", "cancelled", "rearrange")
+from vision.monitor_events import FINAL_EVENTS  # noqa: E402
+
+#: Events that decide a round, in a clip's ``--json`` line and in the wrong-clip listing: those that
+#: end one, and a ``rearrange`` (the last word of a round whose reading never followed).
+DECISIVE = FINAL_EVENTS + ("rearrange",)
 #: Columns of the table, in order.
 RESULTS = ("right", "wrong", "abstained", "other")
 #: The void code that names what each void variant did.
