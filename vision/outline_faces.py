@@ -34,7 +34,7 @@ from .outline import (DEFAULT_OUTLINE_RULE, OUTLINE_KEPT_MASK_RADII, OUTLINE_MAX
                       OUTLINE_MIN_CENTRE_DIST_RADII, OUTLINE_RADIUS_FACTORS, OUTLINE_SIDES_FRAC,
                       OUTLINE_SUSPECT_MIN_CONTRAST_L, OutlineRule, best_outline_z, outline_contrast, outline_support,
                       shadow_side_contrast)
-from .painted_lines import outline_across_line, painted_line_mask
+from .painted_lines import PaintedLines, outline_across_line
 
 #: An outline dark in at least this many of OUTLINE_SECTORS sectors but too
 #: uneven for the outline rule (the shadow side much darker than the lit side)
@@ -200,7 +200,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     near_closed: list[tuple[int, int]] | None = None
     # how far from a centre the outline test reads (its outer side at the largest radius)
     reach = int(math.ceil(OUTLINE_SIDES_FRAC[1] * max(OUTLINE_RADIUS_FACTORS) * token_r + 1))
-    line: np.ndarray | None = None  # the plate's painted lines, found when first needed
+    lines: PaintedLines | None = None  # the plate's painted lines, found when first needed
     for x, y in peaks:
         radius = OUTLINE_RADIUS_FACTORS[best_k[y, x]] * token_r
         n_sectors, contrast, evenness = outline_support(lightness, x, y, radius)
@@ -239,9 +239,11 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # a circle whose failing sectors lie on a painted line of the plate
             # (see ``PAINTED_LINE_OUTLINE_SUSPECT``): a suspect, never a face
             # (a line hides at most the sectors a kept token may)
-            if line is None:
-                line = painted_line_mask(view, token_r)
-            if line.any() and outline_across_line(lightness, hidden, line, x, y, token_r, rule) is not None:
+            if lines is None:
+                lines = PaintedLines(view, token_r)
+            # (the mask painted only where the test reads it for this peak)
+            if lines.any() and outline_across_line(lightness, hidden, lines.around(x, y, token_r), x, y, token_r,
+                                                   rule) is not None:
                 uneven.append((float(x), float(y), contrast))
                 continue
         if not closed:
