@@ -12,7 +12,9 @@ outline is measured as an arc.
 
 :func:`painted_line_mask` finds the lines in the plate model itself (a
 ring whose model colour departs from the rings around it, as a line does
-and a step or the shading's slow change does not); :func:`outline_across_line`
+and a step or the shading's slow change does not); :class:`PaintedLines`
+finds them once and paints them on a box only (the window
+:func:`outline_across_line` reads for a peak); :func:`outline_across_line`
 judges an outline again with the line's pixels left out.  Distances are
 canonical pixels unless a name ends in ``_radii`` (token radii) or ``_frac``
 (a fraction of the plate radius); colours are Lab units.
