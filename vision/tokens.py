@@ -243,6 +243,22 @@ SHADING_FIND_MIN_DARK_L = 5.0
 #: ... and no lighter than the plate in the ring this many token radii
 #: around it (a face in a local shadow is lighter than that shadow).
 SHADING_RING_RADII = (1.2, 1.7)
+#: A suspect (a disc-filter peak, an outline beside a counted face, a face
+#: against the wall) whose face part is only dark and no lighter than the
+#: plate around it is the plate's shading, by the test and bounds
+#: :func:`_split_shading` applies to the finds that would be counted
+#: (``SHADING_FIND_MIN_DARK_L``, ``SHADING_RING_RADII``), on a frame where
+#: every clear face is lighter than the plate
+#: (:func:`_plate_darker_than_faces`): a face there, red or white, is
+#: lighter than the plate, in shade lighter than the shade around it.
+#: Four flat tokens on black lacquer, 640x480 (1340038, 1340083, 1340172,
+#: 1340201): the lacquer's dark reflection band beside a counted face, its
+#: core 6.9-17.8 L darker than the ring model and more dark than coloured,
+#: stopped four right outcomes as "check for a fifth token".  A wall (a dark
+#: crescent not on a counted face's rim) is not judged by it: it is a face's
+#: shadow side whose face was missed.  ``SHADING_SUSPECTS_DROPPED`` False:
+#: every such suspect stands, as before.
+SHADING_SUSPECTS_DROPPED = True
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
 #: A pixel belongs to a blob when it differs from the plate by this much (Lab units) ...
@@ -810,6 +826,18 @@ def _split_shading(residual: np.ndarray, cands: list[Candidate], token_r: float
                     continue
         kept.append(c)
     return kept, shading
+
+
+def _shading_dropped(residual: np.ndarray, suspects: list[tuple[float, float, float]], token_r: float
+                     ) -> list[tuple[float, float, float]]:
+    """``suspects`` (x, y, contrast) without those that are the plate's shading
+    by :func:`_split_shading`'s test (see ``SHADING_SUSPECTS_DROPPED``; the
+    caller asks that the plate be darker than every clear face)."""
+    probes = [Candidate(float(x), float(y), token_r, "faint", 0.0, 1.0, 1.0, float(c), found_by="disc_filter")
+              for x, y, c in suspects]
+    _, shading = _split_shading(residual, probes, token_r)
+    dropped = {id(p) for p in shading}
+    return [t for t, p in zip(suspects, probes) if id(p) not in dropped]
 
 
 def _ring_lightness(residual: np.ndarray, x: float, y: float, token_r: float) -> float | None:
@@ -1546,14 +1574,17 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                      or _face_differs(bare_residual, x, y, token_r, c, SUSPECT_MIN_CORE_SHARE))
                 and _stands_clear(bare_residual, x, y, token_r, cands, f)]
     suspects.extend(overlapping)
+    if dark_plate and SHADING_SUSPECTS_DROPPED:
+        suspects = _shading_dropped(view.residual, suspects, token_r)
     suspects.extend(gaps)
     # 5. Pale faces against the well's wall, whose disc-filter peak the wall's
     # own response swallowed (see faces_against_wall).  Only a frame with as
     # many candidates as a round has tokens and no suspect yet can be read as
     # an outcome; on any other, a further suspect changes no verdict.
     if len(cands) == TOKENS_PER_ROUND and not suspects:
-        suspects.extend(faces_against_wall(residual, view.radius_px, R, token_r, [(c.x, c.y) for c in cands],
-                                           floor))
+        against = faces_against_wall(residual, view.radius_px, R, token_r, [(c.x, c.y) for c in cands], floor)
+        suspects.extend(_shading_dropped(view.residual, against, token_r)
+                        if dark_plate and SHADING_SUSPECTS_DROPPED else against)
     # A wall must belong to a face counted beside it; one that does not
     # (its face was missed) stops an outcome.
     suspects.extend((b.x, b.y, b.contrast) for b in walls
