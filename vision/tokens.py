@@ -256,8 +256,16 @@ SHADING_RING_RADII = (1.2, 1.7)
 #: core 6.9-17.8 L darker than the ring model and more dark than coloured,
 #: stopped four right outcomes as "check for a fifth token".  A wall (a dark
 #: crescent not on a counted face's rim) is not judged by it: it is a face's
-#: shadow side whose face was missed.  ``SHADING_SUSPECTS_DROPPED`` False:
-#: every such suspect stands, as before.
+#: shadow side whose face was missed.  A/B against False on fresh seeds
+#: (2026-12-05): four flat 1350000-1350399 at 640x480 224 -> 225 right;
+#: five tokens 1350400-1350799 at 640x480, 1350800-1351199 at 1280x720 and
+#: 1351200-1351599 with painted rings at 800x600 unchanged (336, 331, 233);
+#: natural mix 1351600-1351999 at 1280x720 280 -> 282 (an upright and a
+#: three-token reshake no longer held by a dark suspect); 0 wrong on either
+#: side; a fifth token placed 2.03-2.4 radii from another or at the well's
+#: foot on black lacquer (300 scenes, a layout the synthesizer's
+#: five_tokens never draws) read the same either way, none an outcome.
+#: ``SHADING_SUSPECTS_DROPPED`` False: every such suspect stands, as before.
 SHADING_SUSPECTS_DROPPED = True
 #: Token face radius range, fraction of the plate radius, when no profile says otherwise.
 DEFAULT_TOKEN_RADIUS_FRAC = (0.07, 0.20)
