@@ -9,6 +9,15 @@ States::
 
 The state follows two cheap features of every frame (motion, and occlusion
 of the plate against a bare-plate reference; see :mod:`vision.monitor_features`).
+The occlusion is measured at two pixel thresholds: the fixed ceiling
+(``FeatureSettings.diff_threshold``) and one that follows the camera noise,
+measured while idle on still frames of the bare plate (:data:`NOISE_MIN_FRAMES`).
+The noise-relative one starts a round and, for a *faint bowl* (one the ceiling
+never saw covering the plate while still: a white bowl on a celadon or white
+plate), tells when it has gone; where the two disagree on a still frame (the
+faint bowl, or tokens that moved under the bowl), the reader decides whether
+the plate is bare.  A bowl the ceiling sees is followed at the ceiling, as
+before.
 The still-frame reader (:func:`vision.read_frame`) runs only to learn the bare
 plate, while the bowl is being lifted (to see a token touched) and after the
 bowl has cleared, until ``stable_frames`` consecutive readings agree.
@@ -28,12 +37,17 @@ import numpy as np
 
 from .errors import FrameError
 from .monitor_events import EVENTS, STATES, VOID_CODES, MonitorConfig, jsonable
-from .monitor_features import Small, downscale, ellipse_mask, frame_crc, motion, occlusion, opening_kernel
+from .monitor_features import (Small, diff_threshold, downscale, ellipse_mask, frame_crc, motion, noise_level,
+                               occlusion, opening_kernel, reference_difference)
 from .monitor_layout import LayoutToken, layout_of
 from .monitor_reveal import RevealMixin, _Read
 from .types import Reading
 
 COVERED_STATES = ("covered", "shaking", "settled")
+#: The camera noise (median of the bare plate's mean reference difference over the last still idle
+#: frames, at most 50) sets the occlusion's pixel threshold once this many frames have measured it;
+#: before, the fixed ceiling ``FeatureSettings.diff_threshold``.
+NOISE_MIN_FRAMES = 5
 
 
 @dataclass
@@ -62,6 +76,7 @@ class _Round:
     t_wait: float | None = None                      # start of the current reading timeout
     covered_again: int = 0
     o_prev: float = math.nan
+    bowl_seen_hi: bool = False                       # the ceiling threshold saw the bowl on a still covered frame
 
 
 def _default_ids(table: str) -> Callable[[float], str]:
@@ -119,6 +134,10 @@ class RoundMonitor(RevealMixin):
         self._frames = 0
         self._index = -1
         self._floor: deque = deque(maxlen=50)
+        self._noise: deque = deque(maxlen=50)         # mean reference difference of still idle frames
+        self._diff: np.ndarray | None = None          # this frame's reference difference
+        self._o_hi = math.nan                         # this frame's occlusion at the ceiling threshold
+        self._read_cache: tuple[int, Reading | None] | None = None   # (frame index, reading) of the last read
         self._cover_count = 0
         self._next_boot = -math.inf
         self._run: list[_Read] = []
@@ -207,10 +226,15 @@ class RoundMonitor(RevealMixin):
                                  "learning the bare plate again", frame=idx)
             self._ref = self._inner = self._outer = None
             self._prev = None
+            self._noise.clear()
             if self.state in ("idle",):
                 self.state = "init"
         m = motion(self._motion_ref(t), small, self._outer)
-        o = occlusion(self._ref, small, self._inner, self.cfg.features, self._kernel)
+        self._diff = reference_difference(self._ref, small)
+        fs = self.cfg.features
+        o = occlusion(self._ref, small, self._inner, fs, self._kernel, threshold=self.diff_threshold(), diff=self._diff)
+        self._o_hi = occlusion(self._ref, small, self._inner, fs, self._kernel, threshold=fs.diff_threshold,
+                               diff=self._diff)
         self._prev = small
         self._hist.append((t, small))
         events += self._step(frame, small, t, idx, m, o, dt)
@@ -254,11 +278,19 @@ class RoundMonitor(RevealMixin):
                 best = sm
         return best if best is not None else self._hist[0][1] if self._hist else self._prev
 
+    def diff_threshold(self) -> float:
+        """The occlusion's pixel threshold now (8-bit levels, three channels summed)."""
+        noise = float(np.median(self._noise)) if len(self._noise) >= NOISE_MIN_FRAMES else math.nan
+        return diff_threshold(noise, self.cfg.features)
+
     def _threshold(self) -> float:
         floor = float(np.median(self._floor)) if self._floor else self.cfg.motion_min / self.cfg.motion_k
         return max(self.cfg.motion_min, self.cfg.motion_k * floor)
 
     def _read(self, frame: np.ndarray, t: float, idx: int) -> Reading | None:
+        if self._read_cache is not None and self._read_cache[0] == idx:
+            return self._read_cache[1]             # this frame was read already (the bowl check, then the reveal)
+        self._read_cache = None
         try:
             r = self._reader(frame, self.profile)
         except (FrameError, ValueError) as exc:
@@ -266,7 +298,33 @@ class RoundMonitor(RevealMixin):
             return None
         self.reads += 1
         self.trace.append((idx, t, r.verdict, r.red, self.state))
+        self._read_cache = (idx, r)
         return r
+
+    def _bowl_occlusion(self, frame, t: float, idx: int, m: float, o_lo: float) -> float:
+        """The occlusion that says whether the bowl is over the plate, while a round is covered or revealing.
+
+        ``o_lo`` is the noise-relative occlusion, ``self._o_hi`` the ceiling's (never larger).  A bowl the
+        ceiling saw on a still covered frame is followed at the ceiling (as before the noise-relative
+        threshold).  A faint bowl is followed at ``o_lo``; where the two disagree (``o_hi < occ_on <=
+        o_lo``) on a still frame, the disagreement is a faint bowl or tokens that moved under the bowl,
+        and the reader decides: a reading of the tokens (outcome, rearrange or reshake; not an
+        ``uncertain`` one, which a faint bowl's reflections can give: clip 1300024 normal, 480x270 at
+        12.5 fps) gives ``o_hi``, anything else ``o_lo``.  While something moves, ``o_lo`` (the bowl is
+        taken to be there until still).
+        """
+        cfg, rnd, o_hi = self.cfg, self._rnd, self._o_hi
+        if self.state in COVERED_STATES and o_hi >= cfg.occ_on and m <= self._threshold():
+            rnd.bowl_seen_hi = True
+        if rnd.bowl_seen_hi or not o_hi < cfg.occ_on <= o_lo:
+            return o_hi if rnd.bowl_seen_hi else o_lo
+        if self.state == "revealing":
+            return o_hi                            # the bowl was seen going: only tokens can differ now
+        if m > self._threshold():
+            return o_lo
+        r = self._read(frame, t, idx)
+        return o_hi if r is not None and r.plate is not None and r.verdict in ("outcome", "rearrange", "reshake") \
+            else o_lo
 
     def _learn_plate(self, small: Small, reading: Reading) -> None:
         fs = self.cfg.features
@@ -308,6 +366,7 @@ class RoundMonitor(RevealMixin):
             # gone longer than the cancel limit: the camera may have moved, learn the bare plate again
             self._rnd = None
             self._ref = self._inner = self._outer = self._kernel = None
+            self._noise.clear()
             self.state = "init"
             self._next_boot = -math.inf
             return
@@ -332,11 +391,11 @@ class RoundMonitor(RevealMixin):
         elif self.state == "idle":
             out = self._idle(small, t, idx, m, o)
         elif self.state in COVERED_STATES:
-            out = self._covered(frame, small, t, idx, m, o, dt)
+            out = self._covered(frame, small, t, idx, m, self._bowl_occlusion(frame, t, idx, m, o), dt)
         elif self.state == "revealing":
-            out = self._revealing(frame, small, t, idx, m, o)
+            out = self._revealing(frame, small, t, idx, m, self._bowl_occlusion(frame, t, idx, m, o))
         else:
-            out = self._reading(frame, small, t, idx, m, o)
+            out = self._reading(frame, small, t, idx, m, self._o_hi)
         if self._pending_warn:
             out += self._warn("reader", t, self._pending_warn)
         return out
@@ -348,8 +407,7 @@ class RoundMonitor(RevealMixin):
         r = self._read(frame, t, idx)
         if r is None:
             return []
-        bare = r.verdict in ("outcome", "rearrange", "reshake") or (r.verdict == "uncertain" and len(r.tokens) >= 3)
-        if r.plate is not None and bare:
+        if _bare(r):
             self._learn_plate(small, r)
             if r.verdict == "outcome":
                 self._last_layouts = (layout_of(r),)
@@ -372,6 +430,7 @@ class RoundMonitor(RevealMixin):
         if o < cfg.occ_clear:
             self._floor.append(m)
             if m <= self._threshold() and self._ref is not None:
+                self._noise.append(noise_level(self._diff, self._inner))
                 self._ref = Small(0.9 * self._ref.bgr + 0.1 * small.bgr, self._ref.grey, self._ref.scale)
         return []
 
@@ -479,6 +538,12 @@ class RoundMonitor(RevealMixin):
         if self._ref is not None and self._ref.bgr.shape == small.bgr.shape:
             self._ref = small                      # the plate as the round left it
         return [self._ev("idle", t, "round over: plate visible, no round", round_id=None)]
+
+
+def _bare(r: Reading) -> bool:
+    """The reading sees the bare plate: a plate and a verdict on its tokens (or at least three tokens)."""
+    bare = r.verdict in ("outcome", "rearrange", "reshake") or (r.verdict == "uncertain" and len(r.tokens) >= 3)
+    return r.plate is not None and bare
 
 
 def _finite(t: Any) -> bool:

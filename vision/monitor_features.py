@@ -9,9 +9,10 @@ frame, computed on a small grey/colour copy of the frame:
   until the plate is known);
 * ``occlusion``: the fraction of the inner plate that differs from a *bare
   plate reference* (a frame where the plate was seen uncovered) by more than
-  :attr:`FeatureSettings.diff_threshold`.  The bowl covers most of the plate
-  (occlusion near 1); four tokens moving between rounds change well under a
-  fifth of it.
+  a pixel threshold (:func:`diff_threshold`: ``noise_k`` times the camera
+  noise measured on the still bare plate, within ``[diff_min,
+  diff_threshold]``).  The bowl covers most of the plate (occlusion near 1);
+  four tokens moving between rounds change well under a fifth of it.
 
 Everything here is a pure function of its inputs.
 """
@@ -42,7 +43,21 @@ class FeatureSettings:
         Width, pixels, of the downscaled copy the features use.
     diff_threshold : float
         A reference pixel "differs" beyond this sum of absolute BGR
-        differences (8-bit levels, three channels summed).
+        differences (8-bit levels, three channels summed) while the camera
+        noise is not known, and at most this once it is (the ceiling).
+    diff_min : float
+        The pixel threshold never goes below this (8-bit levels, three
+        channels summed: about 3 levels a channel, the size of quantisation
+        and compression steps).
+    noise_k : float
+        Once the camera noise is measured (:func:`noise_level`, the mean
+        absolute reference difference, 8-bit levels summed, of still frames of
+        the bare plate), a pixel differs beyond ``noise_k`` times it.  A bowl
+        whose colour is close to the glaze (a white ceramic bowl on a celadon
+        or white porcelain plate: about 20 levels summed) is then still seen
+        over most of the plate, where the fixed ceiling saw under a fifth of it
+        (clips 1300000, 1300024 normal, 640x360 at 25 fps; the bare plate's
+        noise there is 1.2-1.5 levels).
     inner_frac : float
         The occlusion is measured inside the plate ellipse shrunk to this
         fraction of its axes (the rim and its shadow are left out).
@@ -55,6 +70,8 @@ class FeatureSettings:
 
     work_width: int = 160
     diff_threshold: float = 25.0
+    diff_min: float = 10.0
+    noise_k: float = 6.0
     open_frac: float = 0.35
     inner_frac: float = 0.85
     motion_frac: float = 1.6
@@ -64,6 +81,8 @@ class FeatureSettings:
             raise ValueError(f"work_width: expected 32-1024, got {self.work_width}")
         if not 0 < self.inner_frac <= 1.0 or self.motion_frac < 1.0:
             raise ValueError("inner_frac in (0, 1], motion_frac >= 1 expected")
+        if not 0 < self.diff_min <= self.diff_threshold or self.noise_k <= 0:
+            raise ValueError("0 < diff_min <= diff_threshold and noise_k > 0 expected")
 
 
 @dataclass
@@ -111,13 +130,40 @@ def opening_kernel(plate: Ellipse, scale: float, settings: FeatureSettings) -> n
     return cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k))
 
 
-def occlusion(reference: Small | None, cur: Small, mask: np.ndarray | None, settings: FeatureSettings,
-              kernel: np.ndarray | None = None) -> float:
-    """Fraction of the inner plate differing from the bare-plate reference, opened by ``kernel``
-    (NaN without a reference)."""
-    if reference is None or mask is None or reference.bgr.shape != cur.bgr.shape or not mask.any():
+def reference_difference(reference: Small | None, cur: Small) -> np.ndarray | None:
+    """Per-pixel sum of absolute BGR differences (8-bit levels) from the reference (None without one)."""
+    if reference is None or reference.bgr.shape != cur.bgr.shape:
+        return None
+    return np.abs(cur.bgr - reference.bgr).sum(axis=2)
+
+
+def noise_level(diff: np.ndarray | None, mask: np.ndarray | None) -> float:
+    """Mean of a reference difference inside ``mask`` (8-bit levels summed; NaN without either)."""
+    if diff is None or mask is None or diff.shape != mask.shape or not mask.any():
         return math.nan
-    d = (np.abs(cur.bgr - reference.bgr).sum(axis=2) > settings.diff_threshold).astype(np.uint8)
+    return float(diff[mask].mean())
+
+
+def diff_threshold(noise: float, settings: FeatureSettings) -> float:
+    """The pixel threshold of the occlusion for a camera noise ``noise`` (NaN: not measured yet):
+    ``noise_k * noise`` within ``[diff_min, diff_threshold]``."""
+    if not math.isfinite(noise):
+        return settings.diff_threshold
+    return min(settings.diff_threshold, max(settings.diff_min, settings.noise_k * noise))
+
+
+def occlusion(reference: Small | None, cur: Small, mask: np.ndarray | None, settings: FeatureSettings,
+              kernel: np.ndarray | None = None, *, threshold: float | None = None,
+              diff: np.ndarray | None = None) -> float:
+    """Fraction of the inner plate differing from the bare-plate reference by more than ``threshold``
+    (default ``settings.diff_threshold``), opened by ``kernel`` (NaN without a reference).
+    ``diff``: :func:`reference_difference` of the two, if already computed."""
+    if diff is None:
+        diff = reference_difference(reference, cur)
+    if diff is None or mask is None or not mask.any():
+        return math.nan
+    th = settings.diff_threshold if threshold is None else threshold
+    d = (diff > th).astype(np.uint8)
     if kernel is not None:
         d = cv2.morphologyEx(d, cv2.MORPH_OPEN, kernel)
     return float(d[mask].mean())
@@ -128,4 +174,5 @@ def frame_crc(frame: np.ndarray) -> int:
     return zlib.crc32(np.ascontiguousarray(frame).data)
 
 
-__all__ = ["FeatureSettings", "Small", "downscale", "ellipse_mask", "frame_crc", "motion", "occlusion", "opening_kernel"]
+__all__ = ["FeatureSettings", "Small", "diff_threshold", "downscale", "ellipse_mask", "frame_crc", "motion", "noise_level",
+           "occlusion", "opening_kernel", "reference_difference"]

@@ -39,6 +39,14 @@ class RevealMixin:
         code = None
         if rnd.reveal_unseen:
             code = "reveal_not_seen"
+        elif not rnd.shaken and rnd.t_settled is None:
+            # "no shake" is a claim about the covered plate: the monitor must have seen the bowl on it
+            # and at rest.  A round that never settled was not watched covered (a faint bowl the
+            # occlusion lost, or a round started by the lift itself): abstain instead of refunding
+            # every bet (clip 1300024 normal, 480x270 at 12.5 fps: two such rounds, both voided before)
+            out.append(self._ev("uncertain", t, "the bowl was never seen at rest on the plate, so whether it "
+                                "was shaken is unknown: manual confirmation needed", kind="never_settled"))
+            return out + self._end_round(small, t)
         elif not rnd.shaken:
             code = "no_shake"
         elif cfg.require_betting_closed and (rnd.closed_t is None or rnd.closed_t > rnd.t_lift):
