@@ -152,3 +152,18 @@ def test_same_layout_clip_after_a_round_that_gave_up_is_void():
     assert clip.label["rounds"][1]["same_layout_as_previous"]
     assert final[0]["event"] == "uncertain"                     # round 0: no stable reading (abstained, not wrong)
     assert (final[1]["event"], final[1].get("code")) == ("void", "layout_unchanged")
+
+
+# -- a round that ends uncertain because a face changed during the rearrange leaves its layout too ---------------
+
+def test_face_changed_in_the_rearrange_remembers_the_layout():
+    mon = _monitor_in_round("rearranging")
+    mon._last_layouts = (layout_of(C),)
+    mon._rnd.before = layout_of(A)
+    mon._run = [_Read(i, 5.0 + 0.04 * i, B, np.zeros((4, 4, 3), np.uint8)) for i in range(3)]   # A with a face turned
+    events = mon._stable(None, 5.1, 2)
+    assert [e["event"] for e in events] == ["uncertain", "idle"]
+    assert "a face changed during the rearrange" in events[0]["reason"]
+    assert mon._last_layouts == (layout_of(B),)
+    assert _stable_after(mon, B)["code"] == "layout_unchanged"
+    assert _stable_after(mon, C)["event"] == "outcome"

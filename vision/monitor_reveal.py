@@ -126,6 +126,10 @@ class RevealMixin:
             if changed:
                 ev = self._ev("uncertain", t, f"a face changed during the rearrange: {changed}; confirm by hand",
                               **verdict_fields)
+                # the plate shows this layout now, read stable: the next round must not show it again
+                # unvoided (before, this path left the round before's layout, so a same-layout next
+                # round was compared with the wrong one)
+                self._last_layouts = (lay,)
                 return [ev] + self._end_round(small, t)
         in_run = {x.index for x in run}
         # after a rearrange the pushed token has moved on purpose: the faces check above replaces this one
