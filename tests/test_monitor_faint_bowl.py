@@ -79,3 +79,20 @@ def test_round_never_seen_at_rest_abstains_instead_of_void():
         if e["event"] == "outcome":
             assert e["red"] == clip.label["rounds"][0]["red"]
     assert any(e["event"] == "uncertain" and e.get("kind") == "never_settled" for e in final)
+
+
+def test_plate_the_reader_never_finds_is_said_at_start_up():
+    """Black lacquer plate on black cloth (clip 1300002): the reader finds no plate even bare, so the monitor
+    stays in start-up (no round, no result); it says why, once per ``warn_interval_s``."""
+    from vision.monitor_events import feed_clip
+    from vision.synth_clip import render_clip
+
+    clip = render_clip(1300002, "normal", fps=12.5, size=(480, 270), seconds=6.0)
+    assert (clip.label["conditions"]["glaze"], clip.label["conditions"]["cloth"]) == ("black_lacquer", "black")
+    mon = RoundMonitor(MonitorConfig(require_betting_closed=False))
+    events = feed_clip(mon, clip.frames, clip.frame_labels)
+    assert mon.state == "init"
+    assert not final_events(events) and not any(e["event"] == "round_started" for e in events)
+    warned = [e for e in events if e["event"] == "warning" and e.get("kind") == "boot_no_plate"]
+    assert 1 <= len(warned) <= math.ceil(6.0 / mon.cfg.warn_interval_s)
+    assert "no plate" in warned[0]["reason"]

@@ -417,6 +417,12 @@ class RoundMonitor(RevealMixin):
         if r.verdict == "covered" and not self._boot_warned:
             self._boot_warned = True
             return self._warn("boot", t, "the bowl is on the plate: waiting to see the plate uncovered")
+        if r.plate is None:
+            # the monitor cannot follow a plate the reader does not find (a black lacquer plate on black
+            # cloth, clip 1300002: "nothing on the table differs from the cloth"); say so, at most every
+            # warn_interval_s, rather than wait in silence
+            return self._warn("boot_no_plate", t, f"the reader finds no plate ({r.reason}): waiting to see the "
+                              "bare plate")
         return []
 
     def _idle(self, small: Small, t: float, idx: int, m: float, o: float) -> list[dict]:
