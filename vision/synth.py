@@ -69,7 +69,7 @@ CONDITION_KEYS = (
     "exposure_stops", "noise_sigma", "blur", "blur_sigma_px", "motion_length_px", "motion_angle_deg",
     "jpeg_quality", "glaze", "cloth", "cloth_texture", "token_radius_frac", "token_thickness_frac",
     "red_style", "white_style", "token_body", "bowl", "light_x_R", "light_y_R", "light_height_R", "ambient",
-    "vignette", "shadow_strength", "overlap_style", "plate_decor", "decor_colour",
+    "vignette", "shadow_strength", "overlap_style", "plate_decor", "decor_colour", "fifth_place",
 )
 #: Painted decoration of the plate (``plate_decor``), never drawn: plain
 #: unless the caller sets it, so every scene drawn before it existed is the
@@ -81,6 +81,32 @@ DECOR_COLOURS = {"cobalt": (38, 66, 150), "iron": (92, 70, 52), "red": (176, 40,
                  "black": (30, 28, 28)}
 DECOR_PALETTES = {"speckle": ("iron", "black"), "rings": ("cobalt", "red", "gold", "black"),
                   "motif": ("cobalt", "cobalt", "cobalt", "red")}
+#: Where the fifth token of a ``five_tokens`` scene lies (``fifth_place``), never
+#: drawn: ``free`` (unless the caller sets it: every scene drawn before it
+#: existed is the same) is anywhere on the well like the other four, at least
+#: :data:`SPOT_SEP_RADII` token radii from each; ``touching`` puts its centre
+#: :data:`FIFTH_TOUCH_RADII` token radii from one of the four (edges touching
+#: or nearly; at least 2.0 from the other three); ``wall`` puts it at the foot
+#: of the well's wall, its edge at most :data:`FIFTH_WALL_GAP_RADII` token radii
+#: inside the wall's foot (``well_R``: as far out as a flat token can lie), at
+#: least :data:`SPOT_SEP_RADII` from the other four.  The free placement
+#: reaches neither (two tokens are kept 2.4 radii apart, and a spot at the
+#: wall's foot is a thin ring of the well).  The fifth's spot comes from a
+#: random stream of its own (``[seed, 5]``), after the four's, which are drawn
+#: as a four-token scene's are; its face is drawn with the others'.  Only
+#: ``five_tokens``: a fifth token is what must turn an outcome into a reshake,
+#: and it is the one the reader must not miss; on a four-token outcome a
+#: touching pair is the ``touching`` kind and a token by the wall is part of
+#: the free placement's range already.  The label's conditions keep the
+#: placement (``fifth_gap_radii``: centre to nearest centre; ``fifth_wall_gap_radii``:
+#: edge to the wall's foot, both in token radii) and the fifth is the last token.
+FIFTH_PLACES = ("free", "touching", "wall")
+#: Centre distance of two tokens placed apart, in token radii (``build_layout``).
+SPOT_SEP_RADII = 2.4
+#: Range of the centre distance of a touching fifth token to its neighbour, token radii.
+FIFTH_TOUCH_RADII = (2.0, 2.4)
+#: Largest gap from a wall fifth token's edge to the wall's foot, token radii.
+FIFTH_WALL_GAP_RADII = 0.05
 
 
 def source_digest() -> str:
@@ -208,6 +234,8 @@ def draw_conditions(rng: np.random.Generator, size: tuple[int, int], overrides: 
             raise ValueError(f"conditions['cloth_texture']: expected felt, weave or wood, got {c['cloth_texture']!r}")
         if c.get("plate_decor", "plain") not in DECORS:
             raise ValueError(f"conditions['plate_decor']: expected one of {DECORS}, got {c['plate_decor']!r}")
+        if c.get("fifth_place", "free") not in FIFTH_PLACES:
+            raise ValueError(f"conditions['fifth_place']: expected one of {FIFTH_PLACES}, got {c['fifth_place']!r}")
         if c.get("decor_colour") is not None and c["decor_colour"] not in DECOR_COLOURS:
             raise ValueError(f"conditions['decor_colour']: expected one of {tuple(DECOR_COLOURS)} or None, got "
                              f"{c['decor_colour']!r}")
@@ -261,6 +289,27 @@ def _sample_spots(rng, n, r, taken, *, limit_R, min_dist, tries=4000):
     return out
 
 
+def _fifth_spot(rng, place: str, four: list, r: float, limit_R: float) -> np.ndarray:
+    """The fifth token's centre for ``fifth_place`` ``place`` (``touching`` or
+    ``wall``) beside the centres ``four``, within ``limit_R`` of the plate's centre."""
+    for _ in range(400):
+        if place == "touching":
+            s = four[int(rng.integers(len(four)))]
+            d = float(rng.uniform(*FIFTH_TOUCH_RADII)) * r
+            a = rng.uniform(0, 2 * math.pi)
+            p = s + d * np.array([math.cos(a), math.sin(a)])
+            if np.linalg.norm(p) > limit_R:
+                continue
+            min_dist = FIFTH_TOUCH_RADII[0] * r
+        else:
+            a = rng.uniform(0, 2 * math.pi)
+            p = (limit_R - float(rng.uniform(0, FIFTH_WALL_GAP_RADII)) * r) * np.array([math.cos(a), math.sin(a)])
+            min_dist = SPOT_SEP_RADII * r
+        if all(np.linalg.norm(p - q) >= min_dist * (1 - 1e-9) for q in four):
+            return p
+    raise RuntimeError("could not place the fifth token")  # caller retries with another draw
+
+
 @dataclass
 class TokenSpec:
     disc: sp.Disc
@@ -274,13 +323,17 @@ def _flat(p, z, r, h, top, bottom, side, gloss):
                    r, h, top, bottom, side, gloss[0], gloss[1])
 
 
-def build_layout(rng, kind: str, c: dict, plate: sp.PlateModel, cam: Camera, colours: dict) -> list[TokenSpec]:
-    """The tokens of a scene as 3D discs with their label state."""
+def build_layout(rng, kind: str, c: dict, plate: sp.PlateModel, cam: Camera, colours: dict, *,
+                 fifth_rng: np.random.Generator | None = None) -> list[TokenSpec]:
+    """The tokens of a scene as 3D discs with their label state.
+
+    ``fifth_rng`` places the fifth token of a ``five_tokens`` scene whose
+    ``c["fifth_place"]`` is set and not ``free`` (``rng`` when None)."""
     r = c["token_radius_frac"]
     h = r * c["token_thickness_frac"]
     z0 = plate.well_height_R
     limit = plate.well_R - r
-    sep = 2.0 * r * 1.2
+    sep = 2.0 * r * 1.2  # SPOT_SEP_RADII token radii (written so, every scene as before)
     n = {"three_tokens": 3, "five_tokens": 5}.get(kind, 4)
     if kind == "no_plate" or kind == "covered":
         n = 0 if kind == "no_plate" else 4
@@ -294,7 +347,14 @@ def build_layout(rng, kind: str, c: dict, plate: sp.PlateModel, cam: Camera, col
         return TokenSpec(_flat(p, z, r, h, top, bot, side, gloss), state, z)
 
     specs: list[TokenSpec] = []
-    if kind in ("outcome", "stick", "three_tokens", "five_tokens", "covered"):
+    place = c.get("fifth_place", "free") if kind == "five_tokens" else "free"
+    if place != "free":
+        spots = _sample_spots(rng, 4, r, [], limit_R=limit, min_dist=sep)
+        fifth = _fifth_spot(rng if fifth_rng is None else fifth_rng, place, spots, r, limit)
+        specs = [flat(p, f) for p, f in zip(spots + [fifth], faces)]
+        c["fifth_gap_radii"] = round(min(float(np.linalg.norm(fifth - q)) for q in spots) / r, 4)
+        c["fifth_wall_gap_radii"] = round((plate.well_R - r - float(np.linalg.norm(fifth))) / r, 4)
+    elif kind in ("outcome", "stick", "three_tokens", "five_tokens", "covered"):
         spots = _sample_spots(rng, n, r, [], limit_R=limit, min_dist=sep)
         specs = [flat(p, f) for p, f in zip(spots, faces)]
     elif kind == "touching":
@@ -581,13 +641,17 @@ def render_scene(seed: int, kind: str | None = None, *, size: tuple[int, int] = 
     if kind is None:
         kind = str(rng.choice(KINDS))
     c = draw_conditions(rng, size, conditions)
+    if c.get("fifth_place", "free") != "free" and kind != "five_tokens":
+        raise ValueError(f"conditions['fifth_place']: {c['fifth_place']!r} places a fifth token, for kind "
+                         f"'five_tokens' only, got kind {kind!r} (use 'free' or leave it out)")
     cam = build_camera(c, size)
     plate = sp.PlateModel()
     colours = scene_colours(c)
     layout_rng = np.random.default_rng([seed, 1])
+    fifth_rng = np.random.default_rng([seed, 5])
     for _ in range(50):
         try:
-            specs = build_layout(layout_rng, kind, c, plate, cam, colours)
+            specs = build_layout(layout_rng, kind, c, plate, cam, colours, fifth_rng=fifth_rng)
             break
         except RuntimeError:
             continue
