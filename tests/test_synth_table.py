@@ -157,3 +157,24 @@ def test_cli_with_a_painted_plate_and_two_workers(tmp_path):
     scenes = [json.loads(line) for line in dump.read_text().splitlines()]
     assert [s["seed"] for s in scenes] == [303000, 303001, 303002, 303003]
     assert all(s["conditions"]["plate_decor"] in ("rings", "motif") for s in scenes)
+
+
+def test_cli_places_the_fifth_token(tmp_path):
+    """``--condition fifth_place=...`` reaches five_tokens scenes (each row
+    carries the placement and its measured gap); on a kind without a fifth
+    token it is a usage error naming fifth_place, before any scene is read."""
+    dump = tmp_path / "rows.jsonl"
+    cmd = [sys.executable, str(ROOT / "scripts" / "synth_table.py"), "--seeds", "303000:303003", "--size",
+           "320x240", "--workers", "1", "--condition", "fifth_place=touching,wall"]
+    out = subprocess.run(cmd + ["--kind", "five_tokens", "--by", "fifth_place", "--json", str(dump)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode in (0, 1), out.stderr  # 1 only on a wrong outcome, which the row would show
+    scenes = [json.loads(line) for line in dump.read_text().splitlines()]
+    assert [s["seed"] for s in scenes] == [303000, 303001, 303002]
+    for s in scenes:
+        c = s["conditions"]
+        assert c["fifth_place"] in ("touching", "wall") and s["label_verdict"] == "reshake"
+        assert c["fifth_gap_radii"] >= 2.0 - 1e-3
+    assert out.returncode == int(any(s["wrong"] for s in scenes))
+    res = subprocess.run(cmd + ["--kind", "outcome"], capture_output=True, text=True, timeout=60)
+    assert res.returncode == 2 and "fifth_place" in res.stderr, res.stderr
