@@ -94,10 +94,11 @@ DECOR_PALETTES = {"speckle": ("iron", "black"), "rings": ("cobalt", "red", "gold
 #: wall's foot is a thin ring of the well).  The fifth's spot comes from a
 #: random stream of its own (``[seed, 5]``), after the four's, which are drawn
 #: as a four-token scene's are; its face is drawn with the others'.  Only
-#: ``five_tokens``: a fifth token is what must turn an outcome into a reshake,
-#: and it is the one the reader must not miss; on a four-token outcome a
-#: touching pair is the ``touching`` kind and a token by the wall is part of
-#: the free placement's range already.  The label's conditions keep the
+#: ``five_tokens`` (another kind with it set is refused): there a token the
+#: reader misses, where its evidence is weakest, turns a reshake into a wrong
+#: outcome; on a four-token scene a missed token leaves three (a reshake), a
+#: touching pair is the ``touching`` kind already, and a face by the wall read
+#: in the wrong colour is another question (another key, if ever).  The label's conditions keep the
 #: placement (``fifth_gap_radii``: centre to nearest centre; ``fifth_wall_gap_radii``:
 #: edge to the wall's foot, both in token radii) and the fifth is the last token.
 FIFTH_PLACES = ("free", "touching", "wall")
