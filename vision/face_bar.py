@@ -32,7 +32,11 @@ stick 640x480 (1251000-1251399) and 1024x768 (1252000-1252399), natural mix
 1280x720 (1253000-1253399), four flat 640x480 (1254000-1254399).  Known gap:
 a rod thin enough for blur to mix it with what it lies on takes that colour
 (fresh 1255046: a dark rod over a white face, motion blur, 37 Lab apart over
-the face and the wood), and the one-colour test then keeps it out.
+the face and the wood), and the one-colour test then keeps it out.  Fresh 1361861 (stick 800x600, a dark
+rod blurred to about 11 px over a wooden table, along its grain, across a
+black lacquer rim onto a white face): the rule missed it over the cloth band,
+where the rod was wider than the bar's square and its sides nearer than the
+wood around it (``MAX_WIDTH_PX``, ``SIDE_OFFSETS_PX``).
 """
 from __future__ import annotations
 
@@ -53,8 +57,16 @@ OFFSET_STEP_PX = 1.0
 MAX_OFFSET_RADII = 0.75
 #: A bar is narrower than this, canonical pixels (the side of the square of
 #: :func:`cloth_bars`' closing and opening; the canonical plate is 128 px in
-#: radius, so a stick 0.03-0.06 plate radii thick is 4-8 px wide).
-MAX_WIDTH_PX = 9
+#: radius, so a stick 0.03-0.06 plate radii thick is 4-8 px wide, and blur
+#: widens it).  Was 9: fresh scene 1361861 (stick 800x600, a dark rod 0.035
+#: plate radii thick, motion blur 7.5 px) lies over the wood about 11 px wide
+#: from shoulder to shoulder, its middle 7-10 L* under the wood beside it; a
+#: 9 px square closed over it only in part (the bar's pixels 62 % of the line
+#: over the cloth band, under ``MIN_SHARE``), an 11 px one all of it.  A
+#: wood's dark grain lines (the synthesizer's about 6 px wide, one every 15 px)
+#: are bars under either square: the face part keeps them out (no grain over
+#: a face), not the width.
+MAX_WIDTH_PX = 11
 #: A pixel is on a bar when it differs from both of its sides by at least
 #: this much, Lab units.
 MIN_RIDGE_LAB = 6.0
@@ -85,8 +97,13 @@ MAX_COLOUR_DIFF_LAB = 25.0
 #: (both parts, ``SIDE_OFFSETS_PX``), at most this many.
 CHECKED_LINES = 256
 #: Across a line, its colour is compared with the colour this far to either
-#: side, canonical pixels (half a stick's width and more).
-SIDE_OFFSETS_PX = (3.0, 5.0)
+#: side, canonical pixels (half a stick's width and more).  7 px: half the
+#: widest bar (``MAX_WIDTH_PX``) and more.  Fresh 1361861 (above): over the
+#: cloth band the blurred rod differs from the wood 3 px off by 2.5-3.1 Lab
+#: and 5 px off by 4.5-6 (6 or more, ``MIN_RIDGE_LAB``, along 12 % of the
+#: line), 7 px off by 6.3 or more along all of it; over the white face by 7.7
+#: or more at every offset.
+SIDE_OFFSETS_PX = (3.0, 5.0, 7.0)
 #: Both sides differ from the line the same way: cosine at least this.
 MIN_SIDES_COSINE = 0.5
 
