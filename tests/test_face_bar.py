@@ -89,6 +89,18 @@ def test_black_lacquer_on_a_wooden_table_keeps_its_outcome():
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
 
 
+def test_a_faces_own_rim_is_not_measured_as_a_bar(monkeypatch):
+    # fresh four flat 1382350: dark red faces on pale blue by a wooden table,
+    # the grain along a line past a face's centre; over the face, sides 7 px off
+    # reach the face's redder rim and the plate, and the line passes for a bar
+    scene = render_scene(1382350, "outcome", size=(800, 600), conditions={"cloth": "wood"})
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    monkeypatch.setattr(fb, "FACE_MAX_SIDE_PX", 7.0)
+    wide = read_frame(scene.image)
+    assert wide.verdict == "uncertain" and wide.reason.startswith(BAR), wide.reason
+
+
 # --- drawn canvases -------------------------------------------------------
 
 CANVAS = 320

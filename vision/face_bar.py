@@ -104,6 +104,15 @@ CHECKED_LINES = 256
 #: line), 7 px off by 6.3 or more along all of it; over the white face by 7.7
 #: or more at every offset.
 SIDE_OFFSETS_PX = (3.0, 5.0, 7.0)
+#: ... but over the face at most this far, canonical pixels: a face is 16-18
+#: px in radius and a line is measured up to ``MAX_OFFSET_RADII`` off its
+#: centre, so a side farther out lies on the face's edge or the plate beyond,
+#: and a face's own rim (a ring of another shade) passes for a bar there (fresh
+#: four flat 1382350, 800x600, a dark red face on pale blue by a wooden table:
+#: 7 px off, the line 0.38 radii off the centre differs from the face's middle
+#: and the plate by 6-35 Lab along 73 % of it, an outcome lost).  Over the face
+#: the rod of 1361861 differs from the face 5 px off by 11 Lab or more.
+FACE_MAX_SIDE_PX = 5.0
 #: Both sides differ from the line the same way: cosine at least this.
 MIN_SIDES_COSINE = 0.5
 
@@ -335,10 +344,12 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     best = NO_BAR
     for side in SIDE_OFFSETS_PX:
         # the bar measured across each line: both parts, its sides ``side`` px off
+        # (over the face at most ``FACE_MAX_SIDE_PX``)
         o_on, o_mid = _ridge(lab, px[cands, None] + s[cands] * ux[cands, None],
                              py[cands, None] + s[cands] * uy[cands, None], vx[cands], vy[cands], side)
         f_on, f_mid = _ridge(lab, px[cands, None] + fsteps[None, :] * ux[cands, None],
-                             py[cands, None] + fsteps[None, :] * uy[cands, None], vx[cands], vy[cands], side)
+                             py[cands, None] + fsteps[None, :] * uy[cands, None], vx[cands], vy[cands],
+                             min(side, FACE_MAX_SIDE_PX))
         o_on &= valid[cands]
         f_on &= fvalid[cands]
         both = np.minimum(np.count_nonzero(o_on, axis=1) / np.maximum(n_out[cands], 1),
