@@ -89,6 +89,18 @@ WALL_OUTLINE_CONTRAST_FACTOR = 2.0
 #: 1.69 L counted in its place; the arc dropped beside it, four read).  False:
 #: every such arc is dropped, as before.
 ARC_DARKER_THAN_OUTLINE_STAYS = True
+#: An uneven outline from ``vision.tokens.TOUCHING_SUSPECT_MIN_RADII`` (1.8)
+#: up to ``SUSPECT_EXCLUSION_RADII`` (2.0) token radii from a face (as far
+#: as touching faces are, within the error of the centres) is not taken for
+#: that face's own wall or shadow when it still passes the suspect rule with
+#: that face hidden to ``KEPT_HIDE_RADII`` (:func:`_uneven_clear_of_kept`:
+#: its darkness lies on its own far side, beyond that face's shadow).  Fresh
+#: scene 1372558 at 1280x720 (five tokens, the fifth placed touching: a
+#: faint grey-white face on white porcelain touching another counted by its
+#: outline): its arc (3.0 L) 1.88 radii from that face was dropped and four
+#: read as an outcome.  False (or ``vision.tokens.TOUCHING_SUSPECTS_STAY``
+#: off): every uneven outline that near is dropped, as before.
+TOUCHING_OUTLINE_CLEAR = True
 #: Once pale faces are counted by their outlines, a peak of the outline
 #: filter below the rule's ``min_z`` but at least this share of it is judged
 #: too: a circle there that passes the rule's sectors, contrast and evenness
@@ -134,7 +146,8 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                    cands: list[Candidate], blob_centres: list[tuple[float, float]],
                    rule: OutlineRule = DEFAULT_OUTLINE_RULE, trace: list | None = None, *,
                    blob_threshold_lab: float, faint_min_blob_dist_radii: float, faint_search_radius_frac: float,
-                   suspect_exclusion_radii: float, kept_hide_radii: float, suspect_min_core_share: float
+                   suspect_exclusion_radii: float, kept_hide_radii: float, suspect_min_core_share: float,
+                   touching_suspect_min_radii: float | None = None
                    ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Faint faces found by a dark outline near the token's radius, away from
     every blob and every candidate already kept.
@@ -167,7 +180,11 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     (``SUSPECT_EXCLUSION_RADII``: an uneven outline closer to a kept token is
     its wall or shadow), ``kept_hide_radii`` (``KEPT_HIDE_RADII``, see
     :func:`_uneven_clear_of_kept`) and ``suspect_min_core_share``
-    (``SUSPECT_MIN_CORE_SHARE``, see :func:`_pale_face_inside`).
+    (``SUSPECT_MIN_CORE_SHARE``, see :func:`_pale_face_inside`);
+    ``touching_suspect_min_radii`` (``TOUCHING_SUSPECT_MIN_RADII``, None
+    when ``TOUCHING_SUSPECTS_STAY`` is off: an uneven outline from this far
+    out stays when it passes the suspect rule with that token hidden, see
+    ``TOUCHING_OUTLINE_CLEAR``).
     """
     if token_r <= 2 / min(OUTLINE_RADIUS_FACTORS):
         return [], []
@@ -189,6 +206,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     found: list[Candidate] = []
     shadows: list[tuple[float, float, float]] = []
     uneven: list[tuple[float, float, float]] = []
+    radius_of: dict[tuple[float, float], float] = {}  # each uneven outline's circle radius, canonical pixels
     arcs: list[tuple[float, float, float]] = []
     taken = [(c.x, c.y) for c in cands] + list(blob_centres)
     peaks = [(x, y) for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r)
@@ -232,6 +250,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         by_edge = view.radius_px[y, x] + token_r > faint_search_radius_frac * view.plate_radius_px
         if closed and by_edge and contrast < WALL_OUTLINE_CONTRAST_FACTOR * rule.min_contrast_l:
             # by the well's edge, a faint circle may be the glaze's own arcs
+            radius_of[(float(x), float(y))] = radius
             uneven.append((float(x), float(y), contrast))
             continue
         if (not closed and PAINTED_LINE_OUTLINE_SUSPECT
@@ -244,6 +263,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # (the mask painted only where the test reads it for this peak)
             if lines.any() and outline_across_line(lightness, hidden, lines.around(x, y, token_r), x, y, token_r,
                                                    rule) is not None:
+                radius_of[(float(x), float(y))] = radius
                 uneven.append((float(x), float(y), contrast))
                 continue
         if not closed:
@@ -255,17 +275,20 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                          or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
                     and _uneven_clear_of_kept(lightness, hidden, x, y, radius, token_r, cands + found,
                                               kept_hide_radii)):
+                radius_of[(float(x), float(y))] = radius
                 uneven.append((float(x), float(y), contrast))
             elif n_sectors >= rule.min_sectors and evenness >= rule.min_evenness and (
                     best_z[y, x] >= FAINT_CIRCLE_MIN_Z_FACTOR * rule.min_z
                     and contrast >= FAINT_CIRCLE_MIN_CONTRAST_SHARE * rule.min_contrast_l):
                 # a whole circle, as even as a face's and clear of the plate's
                 # noise, only too faint: a suspect on its own
+                radius_of[(float(x), float(y))] = radius
                 uneven.append((float(x), float(y), contrast))
             elif contrast >= rule.min_contrast_l or (n_sectors >= rule.min_sectors
                                                      and evenness >= rule.min_evenness):
                 # a dark arc; or a whole circle, as even as a face's, only too
                 # faint: below, a suspect if as dark as a share of a counted face
+                radius_of[(float(x), float(y))] = radius
                 arcs.append((float(x), float(y), contrast))
             continue
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
@@ -291,10 +314,20 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     # An uneven outline right beside a face is that face's own wall or shadow;
     # beside a face counted by its outline, only when no darker than that
     # outline (see ``ARC_DARKER_THAN_OUTLINE_STAYS``).
+    def beyond(x: float, y: float, k: Candidate) -> bool:
+        """Whether the uneven outline at (x, y) is not ``k``'s own wall or
+        shadow by distance alone (see ``TOUCHING_OUTLINE_CLEAR``)."""
+        d = math.hypot(x - k.x, y - k.y)
+        if d >= suspect_exclusion_radii * token_r:
+            return True
+        return (TOUCHING_OUTLINE_CLEAR and touching_suspect_min_radii is not None
+                and d >= touching_suspect_min_radii * token_r
+                and _uneven_clear_of_kept(lightness, hidden, int(x), int(y), radius_of.get((x, y), token_r),
+                                          token_r, [k], kept_hide_radii))
+
     shadows.extend((x, y, c) for x, y, c in uneven
-                   if all(math.hypot(x - k.x, y - k.y) >= suspect_exclusion_radii * token_r for k in cands)
-                   and all(math.hypot(x - k.x, y - k.y) >= suspect_exclusion_radii * token_r
-                           or (ARC_DARKER_THAN_OUTLINE_STAYS and c > k.contrast) for k in found))
+                   if all(beyond(x, y, k) for k in cands)
+                   and all(beyond(x, y, k) or (ARC_DARKER_THAN_OUTLINE_STAYS and c > k.contrast) for k in found))
     return found, shadows
 
 

@@ -124,6 +124,21 @@ SECOND_PEAK_MIN_DIST_RADII = 1.0
 SUSPECT_SEARCH_RADIUS_FRAC = 0.92
 #: ... unless it lies within this many token radii of a kept token ...
 SUSPECT_EXCLUSION_RADII = 2.0
+#: ... except a suspect this many token radii or more from every kept token
+#: (touching faces' centres are 2.0 radii apart, the kept token's centre
+#: found to a tenth of a radius either way) that is a whole round disc of its
+#: own (contrast in every sector, ``ROUND_SUSPECT_MIN_CONTRAST``, and
+#: token-like: its region one face, not a crescent): a kept token's own
+#: shadow or wall is a crescent on its side, never a whole disc beyond it.
+#: Fresh scene 1374250 at 800x600 (five tokens, painted rings, the fifth
+#: placed touching): a white face a cobalt ring ran past was missed, its
+#: round suspect (7.3 Lab, 8 of 8 sectors) 1.89 radii from the red touching
+#: it dropped, and four read as an outcome.  (For an uneven outline beside a
+#: face counted by its outline, see ``vision.outline_faces``.)
+TOUCHING_SUSPECT_MIN_RADII = 1.8
+#: Switch for that rule; False: every suspect within
+#: ``SUSPECT_EXCLUSION_RADII`` of a kept token is dropped, as before.
+TOUCHING_SUSPECTS_STAY = True
 #: ... or is weaker than this share of the weakest kept faint face ...
 SUSPECT_REL_CONTRAST = 0.5
 #: On a frame where no face is a clear blob (every face counted is faint: white
@@ -1486,7 +1501,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         view, claimed, allowed, token_r, cands, blob_centres, outline_rule, outline_trace,
         blob_threshold_lab=threshold, faint_min_blob_dist_radii=FAINT_MIN_BLOB_DIST_RADII,
         faint_search_radius_frac=FAINT_SEARCH_RADIUS_FRAC, suspect_exclusion_radii=SUSPECT_EXCLUSION_RADII,
-        kept_hide_radii=KEPT_HIDE_RADII, suspect_min_core_share=SUSPECT_MIN_CORE_SHARE)
+        kept_hide_radii=KEPT_HIDE_RADII, suspect_min_core_share=SUSPECT_MIN_CORE_SHARE,
+        touching_suspect_min_radii=TOUCHING_SUSPECT_MIN_RADII if TOUCHING_SUSPECTS_STAY else None)
     cands.extend(_split_shading(view.residual, outlined, token_r)[0] if dark_plate else outlined)
     # A suspect right beside a kept token is that token's own shadow or wall;
     # one much weaker than every kept faint face is plate texture, unless it
@@ -1573,9 +1589,19 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         return _outline_near(lightness, hidden, responses, centres, x, y, token_r, outline_rule,
                              SHADOWED_FACE_OUTLINE_REACH_RADII)
 
+    def beyond_kept(x: float, y: float) -> bool:
+        """Whether a suspect at (x, y) lies beyond every kept token's own
+        shadow and wall: ``SUSPECT_EXCLUSION_RADII`` from each, or
+        ``TOUCHING_SUSPECT_MIN_RADII`` when it is a whole round disc of its own."""
+        d = min((math.hypot(x - k.x, y - k.y) for k in cands), default=math.inf)
+        if d >= SUSPECT_EXCLUSION_RADII * token_r:
+            return True
+        return (TOUCHING_SUSPECTS_STAY and d >= TOUCHING_SUSPECT_MIN_RADII * token_r
+                and (x, y) in round_suspects and _token_like(bare_residual, x, y, token_r))
+
     suspects = [(x, y, c) for x, y, c in suspects
                 if c >= (f := floor_at(x, y))
-                and all(math.hypot(x - k.x, y - k.y) >= SUSPECT_EXCLUSION_RADII * token_r for k in cands)
+                and beyond_kept(x, y)
                 and ((x, y) in round_suspects or _token_like(bare_residual, x, y, token_r)
                      or other_colour_face(x, y, c) or shadowed_face(x, y, c, f))
                 and ((x, y) not in edge_suspects
