@@ -134,7 +134,13 @@ SUSPECT_EXCLUSION_RADII = 2.0
 #: placed touching): a white face a cobalt ring ran past was missed, its
 #: round suspect (7.3 Lab, 8 of 8 sectors) 1.89 radii from the red touching
 #: it dropped, and four read as an outcome.  (For an uneven outline beside a
-#: face counted by its outline, see ``vision.outline_faces``.)
+#: face counted by its outline, see ``vision.outline_faces``.)  A/B against
+#: the rule off on fresh seeds 1390000-1394999 (five tokens, the fifth placed
+#: touching: 400 at 640x480, 400 at 1280x720, 300 with painted rings at
+#: 1280x720; four flat tokens: 400 at 640x480, 300 with painted rings at
+#: 1024x768; touching: 300 at 800x600): no reading changed, 0 wrong either
+#: side; on the bench only s0_024_touching scaled to 1920x1080 and 3840x2160
+#: (four tokens, one missed) went from reshake to uncertain.
 TOUCHING_SUSPECT_MIN_RADII = 1.8
 #: Switch for that rule; False: every suspect within
 #: ``SUSPECT_EXCLUSION_RADII`` of a kept token is dropped, as before.
