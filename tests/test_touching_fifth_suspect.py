@@ -15,6 +15,9 @@ tokens (a wrong outcome) without the rule:
 a white counted by its outline; its arc of 3.0 L 1.88 radii from it) and
 1374250 at 800x600 with painted rings (a white face a cobalt ring runs past
 missed; its round suspect of 7.3 Lab 1.89 radii from the red touching it).
+Since ``blobshape.HALF_MAX_ONE_FACE`` (the token size measured on one face's
+region) 1374250's fifth face is counted and the frame reads ``reshake``; its
+suspect is tested with that rule off, where this rule alone stops it.
 """
 from __future__ import annotations
 
@@ -22,7 +25,7 @@ import math
 
 import pytest
 
-from vision import outline_faces, tokens
+from vision import blobshape, outline_faces, tokens
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
 from vision.reader import read_frame, search_tokens
@@ -34,6 +37,9 @@ CASES = {
     1372558: dict(size=(1280, 720), conditions={"fifth_place": "touching"}),
     1374250: dict(size=(800, 600), conditions={"fifth_place": "touching", "plate_decor": "rings"}),
 }
+#: Settings under which each case is tested: 1374250 with the token size from
+#: the half-peak region as before ``blobshape.HALF_MAX_ONE_FACE``.
+SETTINGS = {1372558: {}, 1374250: {"HALF_MAX_ONE_FACE": False}}
 
 
 def _scene(seed):
@@ -42,6 +48,8 @@ def _scene(seed):
 
 @pytest.mark.parametrize("seed", sorted(CASES))
 def test_touching_fifth_stops_the_outcome(seed, monkeypatch):
+    for name, value in SETTINGS[seed].items():
+        monkeypatch.setattr(blobshape, name, value)
     scene = _scene(seed)
     assert len(scene.label["tokens"]) == 5
     got = read_frame(scene.image)
@@ -52,7 +60,9 @@ def test_touching_fifth_stops_the_outcome(seed, monkeypatch):
 
 
 @pytest.mark.parametrize("seed", sorted(CASES))
-def test_the_suspect_lies_as_far_as_touching_faces(seed):
+def test_the_suspect_lies_as_far_as_touching_faces(seed, monkeypatch):
+    for name, value in SETTINGS[seed].items():
+        monkeypatch.setattr(blobshape, name, value)
     scene = _scene(seed)
     view = make_canonical_view(scene.image, find_plate(scene.image).ellipse)
     _, search = search_tokens(view)
@@ -67,3 +77,9 @@ def test_the_outline_rule_alone_decides_the_outline_case(monkeypatch):
     scene = _scene(1372558)
     monkeypatch.setattr(outline_faces, "TOUCHING_OUTLINE_CLEAR", False)
     assert_wrong_outcome_without(monkeypatch, scene)
+
+
+def test_one_face_size_counts_the_fifth_of_1374250():
+    """With every rule on, 1374250's five faces are counted: a reshake."""
+    got = read_frame(_scene(1374250).image)
+    assert got.verdict == "reshake" and "5 tokens" in got.reason, got.reason
