@@ -59,6 +59,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     _circular_dft_length,
     _column_means,
     _disc_kernel,
+    _disc_window,
     _peak_kernel_px,
     _peak_neighbourhood,
     _peaks,
@@ -148,6 +149,36 @@ TOUCHING_SUSPECT_MIN_RADII = 1.8
 #: Switch for that rule; False: every suspect within
 #: ``SUSPECT_EXCLUSION_RADII`` of a kept token is dropped, as before.
 TOUCHING_SUSPECTS_STAY = True
+#: A peak the disc filter's first search suppressed (see
+#: :func:`_suppressed_peaks`) within ``SUSPECT_EXCLUSION_RADII`` of a
+#: candidate is judged at the centre of its region (:func:`faint_extent` on
+#: the residual with the blobs out; a peak beside a face leans toward it), if
+#: that centre is at most ``FACING_SUSPECT_MAX_SHIFT_RADII`` from the peak,
+#: this many token radii or more from every candidate and within
+#: ``SUSPECT_EXCLUSION_RADII`` of clear faces (blob candidates) only.  There
+#: the sectors facing those faces' claimed pixels are left unmeasured (as the
+#: outline search leaves the sectors a kept token hides,
+#: :func:`_support_facing_clear`): it is a suspect (never a token) when at
+#: least ``FACING_SUSPECT_MIN_MEASURED`` sectors are measured, every one of
+#: them shows the disc's contrast, the contrast over the measured pixels
+#: reaches the suspect floor and its core differs from the plate
+#: (``SUSPECT_MIN_CORE_SHARE``); it then passes the suspects' other tests,
+#: with this distance in place of ``SUSPECT_EXCLUSION_RADII``.  The rule only
+#: adds suspects (abstentions).  Fresh scene 1374948 at 800x600 (five tokens,
+#: painted rings, the fifth placed touching): the only white face, 5.4 Lab
+#: from a cream plate at its centre and crossed by a cobalt ring, lost its
+#: peak to a stronger one (its shadow and the ring) that was then dropped;
+#: its own peak, 1.69 radii from the red touching it and 9 px off its centre
+#: toward the red, had 5 of 8 sectors because the red's claimed pixels blank
+#: its ring on that side, and four red read as an outcome.  At its region's
+#: centre (1.69 radii from the red) 4 of 4 measured sectors pass, 11.5 Lab.
+#: A kept face's own shadow or wall lies nearer than this (a crescent on its
+#: side).
+FACING_SUSPECT_MIN_RADII = 1.65
+FACING_SUSPECT_MIN_MEASURED = 4
+FACING_SUSPECT_MAX_SHIFT_RADII = 0.75
+#: Switch for that rule; False: such a peak is dropped, as before.
+FACING_SUSPECTS_STAY = True
 #: ... or is weaker than this share of the weakest kept faint face ...
 SUSPECT_REL_CONTRAST = 0.5
 #: On a frame where no face is a clear blob (every face counted is faint: white
@@ -1041,6 +1072,49 @@ def _suppressed_peaks(resp: np.ndarray, allowed: np.ndarray, min_value: float, t
     return out
 
 
+def _support_facing_clear(residual: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float
+                          ) -> tuple[int, int, float]:
+    """:func:`sector_support` at (x, y) with every sector whose face or ring
+    part holds a pixel of ``claimed`` (bool, (S, S)) left unmeasured, and the
+    overall difference taken over the unclaimed pixels only.
+
+    Returns
+    -------
+    n_measured : int
+        Sectors with no claimed pixel (and pixels of both parts).
+    n_pass : int
+        Of those, the sectors whose difference reaches ``EDGE_SECTOR_SHARE``
+        of the overall one along its colour direction.
+    contrast : float
+        Norm of the overall difference, Lab units; 0 when nothing is measured.
+    """
+    patch, rr, cc, face, ring = _disc_window(residual, x, y, token_r)
+    taken = claimed[rr, cc]
+    angle = (np.arctan2(rr - y, cc - x) + math.pi) / (2 * math.pi)
+    sector = (angle * SUPPORT_SECTORS).astype(np.int32) % SUPPORT_SECTORS
+    free = np.ones(patch.shape[:2], bool)
+    measured = []
+    for k in range(SUPPORT_SECTORS):
+        part = (face | ring) & (sector == k)
+        if (taken & part).any():
+            free &= ~(sector == k)
+        elif (face & part).any() and (ring & part).any():
+            measured.append(k)
+    f, g = face & free, ring & free
+    if not measured or not f.any() or not g.any():
+        return 0, 0, 0.0
+    overall = patch[f].mean(axis=0) - patch[g].mean(axis=0)
+    norm = float(np.linalg.norm(overall))
+    if norm <= 0:
+        return len(measured), 0, 0.0
+    u = overall / norm
+    n_pass = 0
+    for k in measured:
+        d = patch[face & (sector == k)].mean(axis=0) - patch[ring & (sector == k)].mean(axis=0)
+        n_pass += int(float(d @ u) >= EDGE_SECTOR_SHARE * norm)
+    return len(measured), n_pass, norm
+
+
 def _gaps_between(residual: np.ndarray, cands: list[Candidate], token_r: float
                   ) -> tuple[list[Candidate], list[tuple[float, float, float]]]:
     """Take out faint finds that may be the plate between tokens.
@@ -1493,6 +1567,30 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     for x, y in _suppressed_peaks(resp, search, suspect_min, token_r, examined, cands):
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         note_suspect(x, y, n_sectors, contrast)
+    # ... and those nearer a clear face than that, its sectors facing the
+    # face's claimed pixels left unmeasured (``FACING_SUSPECTS_STAY``)
+    facing_suspects: set[tuple[float, float]] = set()
+    if FACING_SUSPECTS_STAY:
+        claimed_mask = claimed.astype(bool)
+        sep = SECOND_PEAK_MIN_DIST_RADII * token_r
+        for px, py in _peaks(resp, search, suspect_min, sep):
+            if any(math.hypot(px - ex, py - ey) < sep for ex, ey in examined):
+                continue
+            if not any(math.hypot(px - c.x, py - c.y) < SUSPECT_EXCLUSION_RADII * token_r for c in cands):
+                continue  # judged above
+            # judged at the centre of its region: its peak leans toward the face beside it
+            _, _, _, (x, y), _ = faint_extent(bare_residual, float(px), float(py), token_r)
+            if math.hypot(x - px, y - py) > FACING_SUSPECT_MAX_SHIFT_RADII * token_r:
+                continue
+            near = [c for c in cands if math.hypot(x - c.x, y - c.y) < SUSPECT_EXCLUSION_RADII * token_r]
+            if (not near or any(c.found_by != "blob" for c in near)
+                    or any(math.hypot(x - c.x, y - c.y) < FACING_SUSPECT_MIN_RADII * token_r for c in near)):
+                continue
+            n_measured, n_pass, contrast = _support_facing_clear(residual, claimed_mask, x, y, token_r)
+            if (n_measured >= FACING_SUSPECT_MIN_MEASURED and n_pass == n_measured and contrast >= suspect_min
+                    and _face_differs(bare_residual, x, y, token_r, contrast, SUSPECT_MIN_CORE_SHARE)):
+                suspects.append((x, y, contrast))
+                facing_suspects.add((x, y))
     cands = _touching_faint_pairs(cands, token_r)
     cands = _weak_overlaps(cands, weak, token_r)
     cands = _drop_echoes(view.residual, cands, token_r)
@@ -1604,6 +1702,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         ``TOUCHING_SUSPECT_MIN_RADII`` when it is a whole round disc of its own."""
         d = min((math.hypot(x - k.x, y - k.y) for k in cands), default=math.inf)
         if d >= SUSPECT_EXCLUSION_RADII * token_r:
+            return True
+        if (x, y) in facing_suspects and d >= FACING_SUSPECT_MIN_RADII * token_r:
             return True
         return (TOUCHING_SUSPECTS_STAY and d >= TOUCHING_SUSPECT_MIN_RADII * token_r
                 and (x, y) in round_suspects and _token_like(bare_residual, x, y, token_r))
