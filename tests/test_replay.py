@@ -373,11 +373,17 @@ def test_interrupt_is_held_until_the_row_is_counted():
     """A SIGINT raised while a row is being written and counted arrives after the block."""
     from vision.replay import _interrupts_deferred
 
+    # Ctrl-C's own handler, as in a terminal (a test run started in the
+    # background by a non-interactive shell has SIGINT ignored)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     done = []
-    with pytest.raises(KeyboardInterrupt):
-        with _interrupts_deferred():
-            os.kill(os.getpid(), signal.SIGINT)
-            done.append("written")
-            done.append("counted")
-        done.append("after")  # never reached: the interrupt lands on leaving the block
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _interrupts_deferred():
+                os.kill(os.getpid(), signal.SIGINT)
+                done.append("written")
+                done.append("counted")
+            done.append("after")  # never reached: the interrupt lands on leaving the block
+    finally:
+        signal.signal(signal.SIGINT, previous)
     assert done == ["written", "counted"]
