@@ -19,6 +19,21 @@ def assert_tokens_are_their_true_faces(reading, scene) -> None:
         assert tok.face == nearest["face"], (tok, nearest)
 
 
+def lone_suspect_radii(image) -> float:
+    """Read ``image``'s tokens (plate, canonical view, token search): four
+    candidates and one suspect must be found; returns the suspect's distance
+    from the nearest candidate, token radii."""
+    from vision.canonical import make_canonical_view
+    from vision.plate import find_plate
+    from vision.reader import search_tokens
+
+    view = make_canonical_view(image, find_plate(image).ellipse)
+    _, search = search_tokens(view)
+    assert len(search.candidates) == 4, search.candidates
+    (sx, sy, _), = search.suspects
+    return min(math.hypot(sx - c.x, sy - c.y) for c in search.candidates) / search.token_radius_px
+
+
 def up_face_reds(scene) -> int:
     """The number of labelled tokens whose up-face is red (whatever their state)."""
     return sum(t["face"] == "red" for t in scene.label["tokens"])

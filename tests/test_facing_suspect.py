@@ -10,17 +10,14 @@ red's claimed pixels blank its ring on that side.  Without
 """
 from __future__ import annotations
 
-import math
 
 import pytest
 
 from vision import tokens
-from vision.canonical import make_canonical_view
-from vision.plate import find_plate
-from vision.reader import read_frame, search_tokens
+from vision.reader import read_frame
 from vision.synth import render_scene
 
-from scene_truth import assert_wrong_outcome_without
+from scene_truth import assert_wrong_outcome_without, lone_suspect_radii
 
 
 def _scene():
@@ -38,13 +35,7 @@ def test_facing_suspect_stops_the_outcome(monkeypatch):
 
 
 def test_the_suspect_lies_between_the_bounds():
-    scene = _scene()
-    view = make_canonical_view(scene.image, find_plate(scene.image).ellipse)
-    _, search = search_tokens(view)
-    r = search.token_radius_px
-    assert len(search.candidates) == 4
-    (sx, sy, _), = search.suspects
-    d = min(math.hypot(sx - c.x, sy - c.y) for c in search.candidates) / r
+    d = lone_suspect_radii(_scene().image)
     assert tokens.FACING_SUSPECT_MIN_RADII <= d < tokens.SUSPECT_EXCLUSION_RADII
 
 

@@ -21,17 +21,14 @@ suspect is tested with that rule off, where this rule alone stops it.
 """
 from __future__ import annotations
 
-import math
 
 import pytest
 
 from vision import blobshape, outline_faces, tokens
-from vision.canonical import make_canonical_view
-from vision.plate import find_plate
-from vision.reader import read_frame, search_tokens
+from vision.reader import read_frame
 from vision.synth import render_scene
 
-from scene_truth import assert_wrong_outcome_without
+from scene_truth import assert_wrong_outcome_without, lone_suspect_radii
 
 CASES = {
     1372558: dict(size=(1280, 720), conditions={"fifth_place": "touching"}),
@@ -63,13 +60,7 @@ def test_touching_fifth_stops_the_outcome(seed, monkeypatch):
 def test_the_suspect_lies_as_far_as_touching_faces(seed, monkeypatch):
     for name, value in SETTINGS[seed].items():
         monkeypatch.setattr(blobshape, name, value)
-    scene = _scene(seed)
-    view = make_canonical_view(scene.image, find_plate(scene.image).ellipse)
-    _, search = search_tokens(view)
-    r = search.token_radius_px
-    assert len(search.candidates) == 4
-    (sx, sy, _), = search.suspects
-    d = min(math.hypot(sx - c.x, sy - c.y) for c in search.candidates) / r
+    d = lone_suspect_radii(_scene(seed).image)
     assert tokens.TOUCHING_SUSPECT_MIN_RADII <= d < tokens.SUSPECT_EXCLUSION_RADII
 
 
