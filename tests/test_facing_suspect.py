@@ -10,7 +10,6 @@ red's claimed pixels blank its ring on that side.  Without
 """
 from __future__ import annotations
 
-
 import pytest
 
 from vision import tokens

@@ -21,7 +21,6 @@ suspect is tested with that rule off, where this rule alone stops it.
 """
 from __future__ import annotations
 
-
 import pytest
 
 from vision import blobshape, outline_faces, tokens
