@@ -57,8 +57,7 @@ def _disc_grid(half: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         yy, xx = np.mgrid[-half:half + 1, -half:half + 1].astype(np.float32)
         rr, cc = np.mgrid[0:2 * half + 1, 0:2 * half + 1]
         dx, dy = cc - float(half), rr - float(half)
-        return (np.hypot(xx, yy), np.hypot(dx, dy),
-                ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8)
+        return np.hypot(xx, yy), np.hypot(dx, dy), sector_of(dx, dy)
     return cached(_DISC_GRIDS, half, make)
 
 
@@ -353,6 +352,13 @@ def sector_support(residual: np.ndarray, x: float, y: float, radius_px: float) -
     return n, norm
 
 
+def sector_of(dx: np.ndarray, dy: np.ndarray) -> np.ndarray:
+    """The sector (int32, 0 .. ``SUPPORT_SECTORS`` - 1) of each offset
+    (``dx``, ``dy``, pixels, x right and y down) from a centre, counted from
+    the -x direction: the sectors of :func:`sector_support`."""
+    return ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * SUPPORT_SECTORS).astype(np.int32) % SUPPORT_SECTORS
+
+
 def _disc_window(residual: np.ndarray, x: float, y: float, radius_px: float
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The residual window the disc filter reads around (x, y), clipped to the
@@ -374,8 +380,7 @@ def _sector_support_direct(residual: np.ndarray, x: float, y: float, radius_px: 
     """:func:`sector_support` with every mask built for this window (a window
     the canvas clips, or a centre between pixels)."""
     patch, rr, cc, face, ring = _disc_window(residual, x, y, radius_px)
-    dx, dy = cc - x, rr - y
-    sector = ((np.arctan2(dy, dx) + math.pi) / (2 * math.pi) * 8).astype(np.int32) % 8
+    sector = sector_of(cc - x, rr - y)
     if not face.any() or not ring.any():
         return 0, 0.0
     overall = patch[face].mean(axis=0) - patch[ring].mean(axis=0)

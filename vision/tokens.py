@@ -60,6 +60,7 @@ from .discs import (  # noqa: F401  (re-exported: the disc filter used to live h
     _column_means,
     _disc_kernel,
     _disc_window,
+    sector_of,
     _peak_kernel_px,
     _peak_neighbourhood,
     _peaks,
@@ -1051,7 +1052,8 @@ def _other_colour(core: np.ndarray, face_means: list[np.ndarray]) -> bool:
 
 
 def _suppressed_peaks(resp: np.ndarray, allowed: np.ndarray, min_value: float, token_r: float,
-                      examined: list[tuple[int, int]], cands: list[Candidate]) -> list[tuple[int, int]]:
+                      examined: list[tuple[int, int]], cands: list[Candidate],
+                      second: list[tuple[int, int]] | None = None) -> list[tuple[int, int]]:
     """Local maxima of the disc filter's response that the first peak search
     (maxima ``1.5 * token_r`` apart) suppressed: maxima ``SECOND_PEAK_MIN_DIST_RADII``
     token radii apart, at least that far from every peak in ``examined`` and
@@ -1070,20 +1072,31 @@ def _suppressed_peaks(resp: np.ndarray, allowed: np.ndarray, min_value: float, t
     examined : list of (x, y)
         Peaks of the first search, canonical pixels.
     cands : list of Candidate
+    second : list of (x, y) or None
+        :func:`_second_peaks` of the same arguments, when the caller has
+        them already (None: found here).
 
     Returns
     -------
     list of (x, y), canonical pixels, strongest first; empty when there is none.
     """
+    if second is None:
+        second = _second_peaks(resp, allowed, min_value, token_r, examined)
+    return [(x, y) for x, y in second
+            if not any(math.hypot(x - c.x, y - c.y) < SUSPECT_EXCLUSION_RADII * token_r for c in cands)]
+
+
+def _second_peaks(resp: np.ndarray, allowed: np.ndarray, min_value: float, token_r: float,
+                  examined: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Local maxima of ``resp`` ``SECOND_PEAK_MIN_DIST_RADII`` token radii
+    apart and at least that far from every peak in ``examined``, whatever
+    their distance from the candidates (the parameters as
+    :func:`_suppressed_peaks`'s); strongest first, empty when there is none.
+    :func:`_suppressed_peaks` keeps those away from the candidates, the
+    ``FACING_SUSPECTS_STAY`` look those near them."""
     sep = SECOND_PEAK_MIN_DIST_RADII * token_r
-    out = []
-    for x, y in _peaks(resp, allowed, min_value, sep):
-        if any(math.hypot(x - px, y - py) < sep for px, py in examined):
-            continue
-        if any(math.hypot(x - c.x, y - c.y) < SUSPECT_EXCLUSION_RADII * token_r for c in cands):
-            continue
-        out.append((x, y))
-    return out
+    return [(x, y) for x, y in _peaks(resp, allowed, min_value, sep)
+            if not any(math.hypot(x - px, y - py) < sep for px, py in examined)]
 
 
 def _support_facing_clear(residual: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float
@@ -1104,8 +1117,7 @@ def _support_facing_clear(residual: np.ndarray, claimed: np.ndarray, x: float, y
     """
     patch, rr, cc, face, ring = _disc_window(residual, x, y, token_r)
     taken = claimed[rr, cc]
-    angle = (np.arctan2(rr - y, cc - x) + math.pi) / (2 * math.pi)
-    sector = (angle * SUPPORT_SECTORS).astype(np.int32) % SUPPORT_SECTORS
+    sector = sector_of(cc - x, rr - y)
     free = np.ones(patch.shape[:2], bool)
     measured = []
     for k in range(SUPPORT_SECTORS):
@@ -1578,7 +1590,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     # the fifth's own peak (fresh scene 113387).  Local maxima at the scale of
     # one face, away from the peaks examined and the candidates, are judged as
     # suspects too (never counted).
-    for x, y in _suppressed_peaks(resp, search, suspect_min, token_r, examined, cands):
+    second = _second_peaks(resp, search, suspect_min, token_r, examined)
+    for x, y in _suppressed_peaks(resp, search, suspect_min, token_r, examined, cands, second=second):
         n_sectors, contrast = sector_support(residual, float(x), float(y), token_r)
         note_suspect(x, y, n_sectors, contrast)
     # ... and those nearer a clear face than that, its sectors facing the
@@ -1586,12 +1599,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     facing_suspects: set[tuple[float, float]] = set()
     if FACING_SUSPECTS_STAY:
         claimed_mask = claimed.astype(bool)
-        sep = SECOND_PEAK_MIN_DIST_RADII * token_r
-        for px, py in _peaks(resp, search, suspect_min, sep):
-            if any(math.hypot(px - ex, py - ey) < sep for ex, ey in examined):
-                continue
+        for px, py in second:
             if not any(math.hypot(px - c.x, py - c.y) < SUSPECT_EXCLUSION_RADII * token_r for c in cands):
-                continue  # judged above
+                continue  # judged above (_suppressed_peaks)
             # judged at the centre of its region: its peak leans toward the face beside it
             _, _, _, (x, y), _ = faint_extent(bare_residual, float(px), float(py), token_r)
             if math.hypot(x - px, y - py) > FACING_SUSPECT_MAX_SHIFT_RADII * token_r:
