@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+import cv2
 import numpy as np
 import pytest
 
@@ -30,6 +31,7 @@ from vision import reader
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
 from vision.reader import read_frame
+from vision.rim import rim_streaks
 from vision.synth import render_scene
 
 BAR = "a straight bar runs over a face"
@@ -191,6 +193,46 @@ def test_cloth_bars_only_in_the_band_and_the_frame():
     assert not fb.cloth_bars(lab, PLATE_R, np.zeros((CANVAS, CANVAS), bool)).any()
 
 
+RIM = (35.0, 0.0, 0.0)  # the lacquer's lighter rim band
+
+
+def _rim_find(lab: np.ndarray, face_at=(100.0, 120.0)) -> fb.BarFind:
+    # a lighter rim band painted over ``lab``'s plate, its rod pixels kept; looked along where the band
+    # differs from its own colour, 5 px either side (as vision.rim.rim_streaks widens a streak)
+    yy, xx = np.mgrid[0:CANVAS, 0:CANVAS].astype(np.float32)
+    r = np.hypot(xx - CENTRE, yy - CENTRE)
+    band = (r >= fb.RIM_BAND_FRAC[0] * PLATE_R) & (r <= fb.RIM_BAND_FRAC[1] * PLATE_R)
+    lab = lab.copy()
+    lab[band & np.all(lab == PLATE, axis=2)] = RIM
+    other = (band & np.any(lab != RIM, axis=2)).astype(np.uint8)
+    streaks = band & (cv2.dilate(other, np.ones((11, 11), np.uint8)) > 0)
+    return fb.rim_face_bar(lab, streaks, face_at[0], face_at[1], TOKEN_R, PLATE_R)
+
+
+def test_rod_across_the_rim_onto_a_face_is_a_rim_bar():
+    # the line 0.4 radii off the face's centre, the rod's end 0.3 radii outwards of the line's point
+    # nearest the centre (as fresh 1388241): the bar fills the face's outer part only
+    ux, uy = math.cos(math.radians(210)), math.sin(math.radians(210))
+    tip = (100.0 - 0.4 * TOKEN_R * uy + 0.3 * TOKEN_R * ux, 120.0 + 0.4 * TOKEN_R * ux + 0.3 * TOKEN_R * uy)
+    got = _rim_find(_rod(_canvas(), tip, 210.0))
+    assert got.share >= fb.MIN_SHARE and got.colour_diff_lab <= fb.MAX_COLOUR_DIFF_LAB
+
+
+def test_bare_face_and_rim_have_no_rim_bar():
+    assert _rim_find(_canvas()) == fb.NO_BAR
+
+
+def test_rod_on_the_rim_only_is_no_rim_bar():
+    # a rod across the rim that ends on the plate 3 radii short of the face
+    tip = (100.0 + 3 * TOKEN_R * math.cos(math.radians(150)), 120.0 + 3 * TOKEN_R * math.sin(math.radians(150)))
+    assert _rim_find(_rod(_canvas(), tip, 210.0)) == fb.NO_BAR
+
+
+def test_face_against_the_wall_is_not_judged_for_a_rim_bar():
+    at = (CENTRE - 0.8 * PLATE_R, CENTRE)
+    assert _rim_find(_rod(_canvas(at), at, 180.0), at) == fb.NO_BAR
+
+
 LAB = _canvas()
 CLOTH_MAP = np.zeros((CANVAS, CANVAS), bool)
 
@@ -209,19 +251,49 @@ CLOTH_MAP = np.zeros((CANVAS, CANVAS), bool)
     lambda: fb.face_bar(LAB, CLOTH_MAP, float("inf"), 120.0, TOKEN_R, PLATE_R),
     lambda: fb.face_bar(LAB, CLOTH_MAP, 100.0, None, TOKEN_R, PLATE_R),
     lambda: fb.face_bar(LAB, CLOTH_MAP, 100.0, 120.0, True, PLATE_R),  # a bool is no radius
+    lambda: fb.rim_face_bar(LAB[..., 0], CLOTH_MAP, 100.0, 120.0, TOKEN_R, PLATE_R),  # not (H, W, 3)
+    lambda: fb.rim_face_bar(LAB, CLOTH_MAP[:10], 100.0, 120.0, TOKEN_R, PLATE_R),  # streaks of another shape
+    lambda: fb.rim_face_bar(LAB, CLOTH_MAP, 100.0, 120.0, 0.0, PLATE_R),
+    lambda: fb.rim_face_bar(LAB, CLOTH_MAP, float("nan"), 120.0, TOKEN_R, PLATE_R),
 ])
 def test_bad_input(call):
     with pytest.raises(ValueError):
         call()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "known gap: fresh 1388241 (stick 800x600, black lacquer, wood cloth): a rod from a brown hand on the brown "
-    "wood across the rim onto a white face, read an outcome of 1 red; the hand covers the cloth band "
-    "(cloth_bars finds nothing), the rod crosses the rim at 0.95 of the rim band's floor and 0.45 of the cloth "
-    "band's, the covered face is faint (notch 0.51, not judged) and plate_intrusions sees no hand"))
-def test_rod_from_a_hand_on_wood_onto_a_white_face_is_not_an_outcome():
-    scene = render_scene(1388241, "stick", size=(800, 600), conditions={"glaze": "black_lacquer", "cloth": "wood"})
+RIM_BAR = "a straight bar runs over a face and on across the plate's rim"
+WOOD_LACQUER = {"glaze": "black_lacquer", "cloth": "wood"}
+
+
+def test_rod_from_a_hand_on_wood_onto_a_white_face_is_not_an_outcome(monkeypatch):
+    # fresh 1388241: a rod from a brown hand on brown wood across a black lacquer rim onto a white face;
+    # the hand covers the cloth band (no cloth bar), the rod crosses the rim at 0.95 of the rim band's floor
+    scene = render_scene(1388241, "stick", size=(800, 600), conditions=WOOD_LACQUER)
     assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
     got = read_frame(scene.image)
-    assert got.verdict != "outcome", got.reason
+    assert got.verdict == "uncertain" and got.reason.startswith(RIM_BAR), got.reason
+    # the rim rule is what stops it: without it, an outcome (a wrong one: a stick lies over a face)
+    monkeypatch.setattr(reader, "RIM_BAR_UNCERTAIN", False)
+    off = read_frame(scene.image)
+    assert off.verdict == "outcome", off.reason
+
+
+def test_rim_streaks_without_a_bar_over_a_face_keep_the_outcome(monkeypatch):
+    # the same seed's round without a stick: the rim band shows streaks (its own
+    # gloss) where a rod is looked for, but no bar lies over a face and across it
+    scene = render_scene(1388241, "outcome", size=(800, 600), conditions=WOOD_LACQUER)
+    seen = {}
+    decide = reader.decide
+
+    def watched(view, search, plate, *args, **kwargs):
+        seen.update(view=view, search=search, plate=plate)
+        return decide(view, search, plate, *args, **kwargs)
+
+    monkeypatch.setattr(reader, "decide", watched)
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    view, search, plate = seen["view"], seen["search"], seen["plate"]
+    r = search.token_radius_px
+    flat = [c for c in search.candidates if c.kind in reader.FLAT_KINDS]
+    assert len(flat) == 4 and rim_streaks(view, r, plate.frame_size).any()
+    assert reader._rim_face_bars(view, flat, r, plate.frame_size) == fb.NO_BAR

@@ -37,6 +37,17 @@ rod blurred to about 11 px over a wooden table, along its grain, across a
 black lacquer rim onto a white face): the rule missed it over the cloth band,
 where the rod was wider than the bar's square and its sides nearer than the
 wood around it (``MAX_WIDTH_PX``, ``SIDE_OFFSETS_PX``).
+
+Where the cloth band shows no bar, the rim band may stand for it
+(:func:`rim_face_bar`): a rod from outside the plate crosses the rim too.
+Fresh 1388241 (stick 800x600, a dark rod from a brown hand on brown wood,
+across a black lacquer rim onto a white face): the hand lay over the cloth
+band, so :func:`cloth_bars` found nothing; across the rim the rod measured
+0.95 of :func:`vision.rim.rim_crossings`' floor.  The rule looks only where
+:func:`vision.rim.rim_streaks` sees a streak across the rim band at half
+that floor, only at faces clear of the band (``RIM_FACE_CLEAR_RADII``), and
+over the face along its outer part (``RIM_FACE_PART_RADII``: that rod ended
+short of the line's point nearest the face's centre).
 """
 from __future__ import annotations
 
@@ -47,6 +58,7 @@ import cv2
 import numpy as np
 
 from .canonical import _radius_grid
+from .rim import RIM_BAND_FRAC
 
 #: Lines through the face, one every this many degrees ...
 ANGLE_STEP_DEG = 2.0
@@ -115,6 +127,29 @@ SIDE_OFFSETS_PX = (3.0, 5.0, 7.0)
 FACE_MAX_SIDE_PX = 5.0
 #: Both sides differ from the line the same way: cosine at least this.
 MIN_SIDES_COSINE = 0.5
+
+
+#: Where the cloth band shows no bar (a hand over it, of the cloth's colour),
+#: the rim band (``vision.rim.RIM_BAND_FRAC``, 0.88-0.97 of the plate radius)
+#: stands for it (:func:`rim_face_bar`): a rod from outside crosses it.  There
+#: the line's rim part must be at least this long, fraction of the plate
+#: radius (most of the band's 0.09 width: the line crosses the whole band) ...
+RIM_MIN_LENGTH_FRAC = 0.07
+#: ... and is measured at most this far from where it enters the band (a line
+#: more slanted than about 27 deg from the rim's tangent runs along the rim's
+#: own concentric bands).
+RIM_MAX_LENGTH_FRAC = 0.2
+#: Over the face, the line is measured along only its last this many token
+#: radii before ``FACE_EDGE_INSET_RADII`` short of the face's edge: the rod's
+#: end may lie short of the line's point nearest the face's centre (fresh
+#: 1388241: a rod 0.45 radii off the centre of a white face ends about 0.3
+#: radii past that point; over the chord from that point the bar fills 0.67
+#: of it, over its last 0.5 radii all of it).
+RIM_FACE_PART_RADII = 0.5
+#: Only faces whose centre lies at least this many token radii inside the rim
+#: band are judged: a face against the well's wall reaches into the band, and
+#: its own edge and shadow would lie on the line's rim part.
+RIM_FACE_CLEAR_RADII = 1.5
 
 
 @dataclass(frozen=True)
@@ -244,7 +279,9 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
     return keep[labels]
 
 
-def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: float, plate_r: float) -> BarFind:
+def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: float, plate_r: float, *,
+             band_frac: tuple[float, float] = OUTSIDE_BAND_FRAC, min_length_frac: float = MIN_OUTSIDE_LENGTH_FRAC,
+             max_length_frac: float = MAX_OUTSIDE_LENGTH_FRAC, face_part_radii: float | None = None) -> BarFind:
     """The straight line through a face that best carries one bar both over
     the face and over the cloth beyond the plate (see the module's doc).
 
@@ -262,6 +299,15 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
         The frame's token radius, canvas pixels (> 0).
     plate_r : float
         The plate's radius, canvas pixels (> 0).
+    band_frac : (float, float)
+        The band standing outside the face (inner, outer radius, fractions of
+        the plate radius): ``OUTSIDE_BAND_FRAC``, the cloth's.
+    min_length_frac, max_length_frac : float
+        The line's least length in that band (shorter: not judged) and the
+        most of it measured, fractions of the plate radius.
+    face_part_radii : float or None
+        Over the face, measure only the line's last this many token radii
+        before the edge's inset; None: from its point nearest the centre.
 
     Returns
     -------
@@ -316,8 +362,8 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     def reach(frac: float) -> np.ndarray:
         return -b + np.sqrt(np.maximum(b * b - (q2 - (frac * plate_r) ** 2), 0.0))
 
-    s0 = reach(OUTSIDE_BAND_FRAC[0])
-    s1 = np.minimum(reach(OUTSIDE_BAND_FRAC[1]), s0 + MAX_OUTSIDE_LENGTH_FRAC * plate_r)
+    s0 = reach(band_frac[0])
+    s1 = np.minimum(reach(band_frac[1]), s0 + max_length_frac * plate_r)
     steps = np.arange(int(math.ceil(float((s1 - s0).max()))) + 1, dtype=np.float64)
     s = s0[:, None] + steps[None, :]
     ix = np.rint(px[:, None] + s * ux[:, None]).astype(np.intp)
@@ -329,8 +375,10 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     chord = np.sqrt(np.maximum(token_r ** 2 - dd * dd, 0.0)) - FACE_EDGE_INSET_RADII * token_r
     fsteps = np.arange(0.0, token_r, 1.0)
     fvalid = fsteps[None, :] <= chord[:, None]
+    if face_part_radii is not None:
+        fvalid &= fsteps[None, :] >= chord[:, None] - face_part_radii * token_r
     n_face = np.count_nonzero(fvalid, axis=1)
-    judged = (n_out >= MIN_OUTSIDE_LENGTH_FRAC * plate_r) & (n_face >= MIN_FACE_LENGTH_RADII * token_r)
+    judged = (n_out >= min_length_frac * plate_r) & (n_face >= MIN_FACE_LENGTH_RADII * token_r)
     if not judged.any():
         return NO_BAR
     fx = np.clip(np.rint(px[:, None] + fsteps[None, :] * ux[:, None]), 0, w - 1).astype(np.intp)
@@ -364,3 +412,53 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
                                offset_radii=float(dd[i] / token_r), colour_diff_lab=diff)
                 break
     return best
+
+
+def rim_face_bar(lab: np.ndarray, streaks: np.ndarray, x: float, y: float, token_r: float,
+                 plate_r: float) -> BarFind:
+    """:func:`face_bar` with the rim band standing for the cloth band: the
+    straight line through a face that carries one bar over the face's outer
+    ``RIM_FACE_PART_RADII`` and across the rim band, of one colour.
+
+    For a stick whose cloth part is hidden (a hand of the cloth's colour over
+    the cloth band, so :func:`cloth_bars` finds nothing there): fresh 1388241
+    (stick 800x600, a dark rod from a brown hand on wood across a black
+    lacquer rim onto a white face; the rim crossing at 0.95 of
+    :func:`vision.rim.rim_crossings`' floor).
+
+    Parameters
+    ----------
+    lab : ndarray, float, (H, W, 3)
+        The canonical view's colours (CIE Lab), the plate's centre at the
+        canvas's centre.
+    streaks : ndarray, bool, (H, W)
+        :func:`vision.rim.rim_streaks` of the view: only lines whose rim part
+        lies on these pixels (``MIN_SHARE`` of it) are measured across.
+    x, y : float
+        The face's centre, canvas pixels.
+    token_r, plate_r : float
+        The frame's token radius and the plate's, canvas pixels (> 0).
+
+    Returns
+    -------
+    BarFind
+        As :func:`face_bar`; ``NO_BAR`` for a face less than
+        ``RIM_FACE_CLEAR_RADII`` inside the rim band.
+
+    Raises
+    ------
+    ValueError
+        As :func:`face_bar`.
+    """
+    lab = _check_lab(lab)
+    for name, v in (("token_r", token_r), ("plate_r", plate_r)):
+        if not (_finite(v) and v > 0):
+            raise ValueError(f"{name}: expected a finite value > 0, got {v!r}")
+    if not (_finite(x) and _finite(y)):
+        raise ValueError(f"x, y: expected finite values, got {x!r}, {y!r}")
+    h, w = lab.shape[:2]
+    if math.hypot(x - (w / 2.0 - 0.5), y - (h / 2.0 - 0.5)) > RIM_BAND_FRAC[0] * plate_r - RIM_FACE_CLEAR_RADII * token_r:
+        return NO_BAR
+    return face_bar(lab, streaks, x, y, token_r, plate_r, band_frac=RIM_BAND_FRAC,
+                    min_length_frac=RIM_MIN_LENGTH_FRAC, max_length_frac=RIM_MAX_LENGTH_FRAC,
+                    face_part_radii=RIM_FACE_PART_RADII)

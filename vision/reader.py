@@ -36,7 +36,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
-from .rim import rim_crossings
+from .rim import rim_crossings, rim_streaks
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
@@ -367,6 +367,15 @@ FACE_NOTCH_FACE_SHARE = 0.5
 #: outcome of 4 red (the count right, but a stick lay over a face).  True: a
 #: flat face on such a line is ``uncertain``.  False: as before.
 FACE_BAR_UNCERTAIN = True
+#: ... and where the cloth band shows none (a hand of the cloth's colour over
+#: it), one straight bar over a face's outer half and across the rim band, of
+#: one colour, where the rim band shows a streak at half its rim-crossing floor
+#: (:func:`vision.face_bar.rim_face_bar`, :func:`vision.rim.rim_streaks`).
+#: Fresh 1388241 (stick 800x600, a dark rod from a brown hand on wood over a
+#: black lacquer rim onto a white face found faintly; the rim crossing at 0.95
+#: of the floor): read an outcome of 1 red.  True: a flat face on such a line is
+#: ``uncertain``.  False: as before.
+RIM_BAR_UNCERTAIN = True
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -891,6 +900,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
             return ("uncertain", f"a straight bar runs over a face and on out over the cloth beyond the plate "
                     f"({bar.share:.0%} of the line on the bar, its colour {bar.colour_diff_lab:.0f} Lab apart over "
                     f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
+    if RIM_BAR_UNCERTAIN:
+        bar = _rim_face_bars(view, flat, r, plate.frame_size)
+        if bar.share > 0.0:
+            return ("uncertain", f"a straight bar runs over a face and on across the plate's rim "
+                    f"({bar.share:.0%} of the line on the bar, its colour {bar.colour_diff_lab:.0f} Lab apart over "
+                    f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 
@@ -919,6 +934,20 @@ def _face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,
     if not cloth.any():
         return _face_bar.NO_BAR
     finds = [_face_bar.face_bar(view.lab, cloth, c.x, c.y, token_r, view.plate_radius_px) for c in flat]
+    return max(finds, key=lambda b: b.share)
+
+
+def _rim_face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,
+                   frame_size: tuple[int, int]) -> _face_bar.BarFind:
+    """The strongest straight bar over a flat face and across the rim band
+    (``RIM_BAR_UNCERTAIN``; :func:`vision.face_bar.rim_face_bar`), or
+    ``NO_BAR``."""
+    if not flat:
+        return _face_bar.NO_BAR
+    streaks = rim_streaks(view, token_r, frame_size)
+    if not streaks.any():
+        return _face_bar.NO_BAR
+    finds = [_face_bar.rim_face_bar(view.lab, streaks, c.x, c.y, token_r, view.plate_radius_px) for c in flat]
     return max(finds, key=lambda b: b.share)
 
 

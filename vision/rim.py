@@ -267,3 +267,72 @@ def _runs(view: CanonicalView, above: np.ndarray, profile: np.ndarray, geometry:
                                    strength=float(profile[best]), width_px=len(run) * step, band=band))
             run = []
     return out
+
+
+#: :func:`rim_streaks`: an angle of the rim band is a streak where its
+#: :func:`rim_crossings` measure (the weakest radius's difference from the slow
+#: rim) reaches this share of the band's floor.  It only chooses where
+#: :func:`vision.face_bar.face_bar` looks along the rim band, which then asks
+#: for one bar over a face and across the rim; a rod too faint for the floor
+#: alone shows above half of it (fresh 1388241: 0.95 of the floor).
+STREAK_FLOOR_SHARE = 0.5
+#: ... and is widened by this many token radii of arc either side (the rod's
+#: width and a line through it slanted across the band).
+STREAK_HALF_WIDTH_RADII = 0.3
+
+
+def rim_streaks(view: CanonicalView, token_radius_px: float,
+                frame_size: tuple[int, int] | None = None) -> np.ndarray:
+    """The rim band's pixels (``RIM_BAND_FRAC``) at angles where something
+    narrow crosses it at ``STREAK_FLOOR_SHARE`` or more of the rim-crossing
+    floor: where a rod may cross the rim, to be confirmed by a bar over a face
+    on the same line (:func:`vision.face_bar.face_bar`).
+
+    Parameters
+    ----------
+    view : CanonicalView
+        The canonical view (its ``lab``, CIE Lab).
+    token_radius_px : float
+        The frame's face radius, canonical pixels (> 0).
+    frame_size : (int, int) or None
+        Source frame (width, height): angles where the band leaves the frame
+        are left out.  None: every angle.
+
+    Returns
+    -------
+    ndarray, bool, (canvas_px, canvas_px)
+        Empty (all False) when no angle reaches the share, or every angle
+        does (nothing narrow).
+
+    Raises
+    ------
+    TypeError
+        ``view`` not a CanonicalView.
+    ValueError
+        ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
+        pixel counts > 0.
+    """
+    if not isinstance(view, CanonicalView):
+        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
+    if not (math.isfinite(token_radius_px) and token_radius_px > 0):
+        raise ValueError(f"token_radius_px: expected a finite value > 0, got {token_radius_px}")
+    if frame_size is not None and not (len(frame_size) == 2 and all(int(v) == v and v > 0 for v in frame_size)):
+        raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
+    n = view.canvas_px
+    none = np.zeros((n, n), bool)
+    m = _band_profile(view, token_radius_px, frame_size, "rim")
+    if m is None:
+        return none
+    above = m.visible & (m.profile >= STREAK_FLOOR_SHARE * m.floor)
+    if not above.any() or above.all():
+        return none
+    half = max(1, int(round(STREAK_HALF_WIDTH_RADII * token_radius_px / m.step)))
+    above = cv2.dilate(_wrapped(above[None, :].astype(np.uint8), half),
+                       np.ones((1, 2 * half + 1), np.uint8))[0, half:-half] > 0
+    c = n / 2.0 - 0.5
+    yy, xx = np.mgrid[0:n, 0:n].astype(np.float64)
+    rad = np.hypot(xx - c, yy - c)
+    R = view.plate_radius_px
+    band = (rad >= RIM_BAND_FRAC[0] * R) & (rad <= RIM_BAND_FRAC[1] * R)
+    idx = np.rint(np.mod(np.arctan2(yy - c, xx - c), 2 * math.pi) / (2 * math.pi) * RIM_ANGLE_SAMPLES)
+    return band & above[idx.astype(np.intp) % RIM_ANGLE_SAMPLES]
