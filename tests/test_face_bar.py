@@ -31,6 +31,7 @@ from vision import reader
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
 from vision.reader import read_frame
+from vision import rim
 from vision.rim import rim_streaks
 from vision.synth import render_scene
 
@@ -276,6 +277,15 @@ def test_rod_from_a_hand_on_wood_onto_a_white_face_is_not_an_outcome(monkeypatch
     monkeypatch.setattr(reader, "RIM_BAR_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "outcome", off.reason
+
+
+def test_rod_onto_a_white_face_is_found_among_wider_streaks(monkeypatch):
+    # streaks taken at a third of the floor: many more lines through the face lie on them, all of
+    # each line's rim part; every one is measured (RIM_CHECKED_LINES), the rod's among them
+    monkeypatch.setattr(rim, "STREAK_FLOOR_SHARE", 0.3)
+    scene = render_scene(1388241, "stick", size=(800, 600), conditions=WOOD_LACQUER)
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and got.reason.startswith(RIM_BAR), got.reason
 
 
 def test_rim_streaks_without_a_bar_over_a_face_keep_the_outcome(monkeypatch):

@@ -150,6 +150,12 @@ RIM_FACE_PART_RADII = 0.5
 #: band are judged: a face against the well's wall reaches into the band, and
 #: its own edge and shadow would lie on the line's rim part.
 RIM_FACE_CLEAR_RADII = 1.5
+#: Lines through a face whose rim part lies on :func:`vision.rim.rim_streaks`
+#: are all measured across, up to this many (``CHECKED_LINES`` is for the cloth
+#: band, where the lines are ranked by their share of bar pixels; on a streak
+#: most lines tie at all of it, and a cap of 256 taken in angle order dropped
+#: 1388241's rod once the streaks were widened at a third of the floor).
+RIM_CHECKED_LINES = 4096
 
 
 @dataclass(frozen=True)
@@ -281,7 +287,8 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
 
 def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: float, plate_r: float, *,
              band_frac: tuple[float, float] = OUTSIDE_BAND_FRAC, min_length_frac: float = MIN_OUTSIDE_LENGTH_FRAC,
-             max_length_frac: float = MAX_OUTSIDE_LENGTH_FRAC, face_part_radii: float | None = None) -> BarFind:
+             max_length_frac: float = MAX_OUTSIDE_LENGTH_FRAC, face_part_radii: float | None = None,
+             checked_lines: int = CHECKED_LINES) -> BarFind:
     """The straight line through a face that best carries one bar both over
     the face and over the cloth beyond the plate (see the module's doc).
 
@@ -308,6 +315,8 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     face_part_radii : float or None
         Over the face, measure only the line's last this many token radii
         before the edge's inset; None: from its point nearest the centre.
+    checked_lines : int
+        At most this many lines (those most on ``cloth``) are measured across.
 
     Returns
     -------
@@ -388,7 +397,7 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     cands = np.flatnonzero(judged & (out_share >= MIN_SHARE))
     if cands.size == 0:
         return NO_BAR
-    cands = cands[np.argsort(-out_share[cands], kind="stable")[:CHECKED_LINES]]
+    cands = cands[np.argsort(-out_share[cands], kind="stable")[:checked_lines]]
     best = NO_BAR
     for side in SIDE_OFFSETS_PX:
         # the bar measured across each line: both parts, its sides ``side`` px off
@@ -461,4 +470,4 @@ def rim_face_bar(lab: np.ndarray, streaks: np.ndarray, x: float, y: float, token
         return NO_BAR
     return face_bar(lab, streaks, x, y, token_r, plate_r, band_frac=RIM_BAND_FRAC,
                     min_length_frac=RIM_MIN_LENGTH_FRAC, max_length_frac=RIM_MAX_LENGTH_FRAC,
-                    face_part_radii=RIM_FACE_PART_RADII)
+                    face_part_radii=RIM_FACE_PART_RADII, checked_lines=RIM_CHECKED_LINES)
