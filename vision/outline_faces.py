@@ -208,6 +208,12 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
     uneven: list[tuple[float, float, float]] = []
     radius_of: dict[tuple[float, float], float] = {}  # each uneven outline's circle radius, canonical pixels
     arcs: list[tuple[float, float, float]] = []
+
+    def note(into: list[tuple[float, float, float]], x: int, y: int, radius: float, contrast: float) -> None:
+        # keep a peak judged a suspect or an arc (``into``), with its circle's radius
+        radius_of[(float(x), float(y))] = radius
+        into.append((float(x), float(y), contrast))
+
     taken = [(c.x, c.y) for c in cands] + list(blob_centres)
     peaks = [(x, y) for x, y in _peaks(best_z, region, rule.min_z, 1.5 * token_r)
              if all(math.hypot(x - tx, y - ty) >= faint_min_blob_dist_radii * token_r for tx, ty in taken)]
@@ -250,8 +256,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
         by_edge = view.radius_px[y, x] + token_r > faint_search_radius_frac * view.plate_radius_px
         if closed and by_edge and contrast < WALL_OUTLINE_CONTRAST_FACTOR * rule.min_contrast_l:
             # by the well's edge, a faint circle may be the glaze's own arcs
-            radius_of[(float(x), float(y))] = radius
-            uneven.append((float(x), float(y), contrast))
+            note(uneven, x, y, radius, contrast)
             continue
         if (not closed and PAINTED_LINE_OUTLINE_SUSPECT
                 and n_sectors >= rule.min_sectors - OUTLINE_MAX_UNMEASURED_SECTORS):
@@ -263,8 +268,7 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
             # (the mask painted only where the test reads it for this peak)
             if lines.any() and outline_across_line(lightness, hidden, lines.around(x, y, token_r), x, y, token_r,
                                                    rule) is not None:
-                radius_of[(float(x), float(y))] = radius
-                uneven.append((float(x), float(y), contrast))
+                note(uneven, x, y, radius, contrast)
                 continue
         if not closed:
             # (an uneven circle reaching the well's edge is not a suspect on
@@ -275,21 +279,18 @@ def _outline_faces(view: CanonicalView, claimed: np.ndarray, allowed: np.ndarray
                          or shadow_side_contrast(lightness, x, y, radius) >= OUTLINE_SUSPECT_MIN_CONTRAST_L)
                     and _uneven_clear_of_kept(lightness, hidden, x, y, radius, token_r, cands + found,
                                               kept_hide_radii)):
-                radius_of[(float(x), float(y))] = radius
-                uneven.append((float(x), float(y), contrast))
+                note(uneven, x, y, radius, contrast)
             elif n_sectors >= rule.min_sectors and evenness >= rule.min_evenness and (
                     best_z[y, x] >= FAINT_CIRCLE_MIN_Z_FACTOR * rule.min_z
                     and contrast >= FAINT_CIRCLE_MIN_CONTRAST_SHARE * rule.min_contrast_l):
                 # a whole circle, as even as a face's and clear of the plate's
                 # noise, only too faint: a suspect on its own
-                radius_of[(float(x), float(y))] = radius
-                uneven.append((float(x), float(y), contrast))
+                note(uneven, x, y, radius, contrast)
             elif contrast >= rule.min_contrast_l or (n_sectors >= rule.min_sectors
                                                      and evenness >= rule.min_evenness):
                 # a dark arc; or a whole circle, as even as a face's, only too
                 # faint: below, a suspect if as dark as a share of a counted face
-                radius_of[(float(x), float(y))] = radius
-                arcs.append((float(x), float(y), contrast))
+                note(arcs, x, y, radius, contrast)
             continue
         if any(math.hypot(x - c.x, y - c.y) < OUTLINE_MIN_CENTRE_DIST_RADII * token_r for c in found):
             shadows.append((float(x), float(y), contrast))
