@@ -25,6 +25,7 @@ import numpy as np
 
 from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
+from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
                        saturated_room)
 from . import face_bar as _face_bar
@@ -886,7 +887,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
     room = ceiling_room()
-    if room >= SATURATED_ROOM_MIN_RADII:
+    if room >= SATURATED_ROOM_MIN_RADII and not ceiling_cleared_by_outlines(
+            view.residual[..., 0], view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish],
+            [(c.x, c.y) for c, f in zip(cands, faces) if f is not None and f.face == "white"], r):
         return ("uncertain", f"the plate is over-exposed: a region {2 * room:.1f} token radii across is at the "
                 f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
     washed = washed_out_whites(view, [(c, f) for c, f in zip(cands, faces) if f is not None], face_r, light)
