@@ -307,3 +307,71 @@ def test_rim_streaks_without_a_bar_over_a_face_keep_the_outcome(monkeypatch):
     flat = [c for c in search.candidates if c.kind in reader.FLAT_KINDS]
     assert len(flat) == 4 and rim_streaks(view, r, plate.frame_size).any()
     assert reader._rim_face_bars(view, flat, r, plate.frame_size) == fb.NO_BAR
+
+
+def _tip_past_nearest(offset_radii: float, past_radii: float, angle_deg: float = 210.0, face_at=(100.0, 120.0)):
+    """The end of a rod along ``angle_deg`` whose line lies ``offset_radii`` off the face's centre and
+    that ends ``past_radii`` outwards of the line's point nearest the centre."""
+    ux, uy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
+    return (face_at[0] - offset_radii * TOKEN_R * uy + past_radii * TOKEN_R * ux,
+            face_at[1] + offset_radii * TOKEN_R * ux + past_radii * TOKEN_R * uy)
+
+
+def test_rod_that_ends_past_the_nearest_point_is_a_bar():
+    # the line 0.45 radii off the face's centre, the rod's end 0.3 radii outwards of the line's point nearest
+    # the centre (as fresh 1388241 over the rim): from that point the bar fills about 0.67 of the face part,
+    # under MIN_SHARE; over the face's outer FACE_OUTER_PART_RADII all of it
+    lab = _rod(_canvas(), _tip_past_nearest(0.45, 0.3), 210.0)
+    got = _find(lab)
+    assert got.share >= fb.MIN_SHARE and got.colour_diff_lab <= fb.MAX_COLOUR_DIFF_LAB
+    assert abs(((got.angle_deg - 210.0 + 180.0) % 360.0) - 180.0) <= 2 * fb.ANGLE_STEP_DEG
+    # measured from the nearest point only (the rule before the outer part), it was missed
+    cloth = fb.cloth_bars(lab, PLATE_R)
+    assert fb.face_bar(lab, cloth, 100.0, 120.0, TOKEN_R, PLATE_R, face_parts_radii=(None,)) == fb.NO_BAR
+
+
+def test_rod_that_ends_at_the_faces_edge_is_no_bar():
+    # the like drawing with the rod's end at the face's edge: over the face's outer part (inset from the
+    # edge) there is no bar, so neither face part carries one
+    lab = _rod(_canvas(), _tip_past_nearest(0.45, 1.0), 210.0)
+    assert _find(lab) == fb.NO_BAR
+
+
+def test_lines_tied_on_the_cloth_are_all_measured():
+    # the whole cloth band given as bars (as a wooden table's grain gives most of it): every line through
+    # the face ties at all of its cloth part, and the first CHECKED_LINES in angle order are lines near
+    # 0 deg; the rod's line at 210 deg, tied with them, is measured too
+    lab = _rod(_canvas(), (100.0, 120.0), 210.0)
+    yy, xx = np.mgrid[0:CANVAS, 0:CANVAS].astype(np.float32)
+    r = np.hypot(xx - CENTRE, yy - CENTRE)
+    band = (r >= fb.OUTSIDE_BAND_FRAC[0] * PLATE_R) & (r <= fb.OUTSIDE_BAND_FRAC[1] * PLATE_R)
+    got = fb.face_bar(lab, band, 100.0, 120.0, TOKEN_R, PLATE_R)
+    assert got.share >= fb.MIN_SHARE
+    assert abs(((got.angle_deg - 210.0 + 180.0) % 360.0) - 180.0) <= 2 * fb.ANGLE_STEP_DEG
+    # even a cap of one line keeps the tie whole
+    assert fb.face_bar(lab, band, 100.0, 120.0, TOKEN_R, PLATE_R, checked_lines=1) == got
+
+
+def test_bad_face_parts():
+    for parts in ((), (0.0,), (float("nan"),), 0.5, "0.5"):
+        with pytest.raises(ValueError):
+            fb.face_bar(LAB, CLOTH_MAP, 100.0, 120.0, TOKEN_R, PLATE_R, face_parts_radii=parts)
+
+
+def test_rod_ending_past_the_nearest_point_on_real_pixels(monkeypatch):
+    # fresh 1461030 (stick 1280x720, green cloth, black lacquer): a rod from outside over a face that ends
+    # short of the face's outer edge; the plate search's intrusion rule stops it today.  With the other stick
+    # rules off, the cloth rule alone: over the face's outer part the bar fills all of the line, from the
+    # line's point nearest the centre too little of it (an outcome of 0 red, a stick over a face)
+    scene = render_scene(1461030, "stick", size=(1280, 720))
+    assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "reaches onto the plate" in got.reason, got.reason
+    monkeypatch.setattr(reader, "plate_intrusions", lambda *a, **k: [])
+    monkeypatch.setattr(reader, "rim_crossings", lambda *a, **k: [])
+    monkeypatch.setattr(reader, "RIM_BAR_UNCERTAIN", False)
+    alone = read_frame(scene.image)
+    assert alone.verdict == "uncertain" and alone.reason.startswith(BAR), alone.reason
+    monkeypatch.setattr(fb, "FACE_PARTS_RADII", (None,))
+    before = read_frame(scene.image)
+    assert before.verdict == "outcome", before.reason

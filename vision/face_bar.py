@@ -105,8 +105,23 @@ MIN_SHARE = 0.7
 #: ... and its colour (the median over each part's bar pixels) differs between
 #: the two by at most this much, Lab units.
 MAX_COLOUR_DIFF_LAB = 25.0
+#: ... or, as an alternative to that part, along only its last this many
+#: token radii before the edge's inset (the larger share of the two counts):
+#: a rod may end short of the line's nearest point to the face's centre.  A
+#: rod 0.45 radii off the centre that ends 0.3 radii past that point fills
+#: 0.67 of the part from there (under ``MIN_SHARE``), all of its outer 0.5
+#: radii (as the rim variant's ``RIM_FACE_PART_RADII``, fresh 1388241).
+FACE_OUTER_PART_RADII = 0.5
+#: The face parts a line is measured along (None: from the line's nearest
+#: point to the face's centre; a number: its outer part of that many radii).
+FACE_PARTS_RADII = (None, FACE_OUTER_PART_RADII)
 #: The lines whose cloth part is most on :func:`cloth_bars` are measured across
-#: (both parts, ``SIDE_OFFSETS_PX``), at most this many.
+#: (both parts, ``SIDE_OFFSETS_PX``), at least this many: lines tied with the
+#: last one taken are all taken too (the cut never falls inside a tie, where
+#: the order is only the angles' and the rod's line could be dropped).  Most
+#: lines of a wooden table tie at all of their cloth part; each line is
+#: measured over the face first, the cheaper part, and over the cloth only if
+#: its face part can carry the bar.
 CHECKED_LINES = 256
 #: Across a line, its colour is compared with the colour this far to either
 #: side, canonical pixels (half a stick's width and more).  7 px: half the
@@ -153,8 +168,9 @@ RIM_FACE_CLEAR_RADII = 1.5
 #: Lines through a face whose rim part lies on :func:`vision.rim.rim_streaks`
 #: are all measured across, up to this many (``CHECKED_LINES`` is for the cloth
 #: band, where the lines are ranked by their share of bar pixels; on a streak
-#: most lines tie at all of it, and a cap of 256 taken in angle order dropped
-#: 1388241's rod once the streaks were widened at a third of the floor).
+#: most lines tie at all of it, and a cap of 256 taken in angle order, before
+#: ties were kept whole, dropped 1388241's rod once the streaks were widened
+#: at a third of the floor).
 RIM_CHECKED_LINES = 4096
 
 
@@ -287,7 +303,8 @@ def cloth_bars(lab: np.ndarray, plate_r: float, inside: np.ndarray | None = None
 
 def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: float, plate_r: float, *,
              band_frac: tuple[float, float] = OUTSIDE_BAND_FRAC, min_length_frac: float = MIN_OUTSIDE_LENGTH_FRAC,
-             max_length_frac: float = MAX_OUTSIDE_LENGTH_FRAC, face_part_radii: float | None = None,
+             max_length_frac: float = MAX_OUTSIDE_LENGTH_FRAC,
+             face_parts_radii: tuple[float | None, ...] | None = None,
              checked_lines: int = CHECKED_LINES) -> BarFind:
     """The straight line through a face that best carries one bar both over
     the face and over the cloth beyond the plate (see the module's doc).
@@ -312,11 +329,14 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     min_length_frac, max_length_frac : float
         The line's least length in that band (shorter: not judged) and the
         most of it measured, fractions of the plate radius.
-    face_part_radii : float or None
-        Over the face, measure only the line's last this many token radii
-        before the edge's inset; None: from its point nearest the centre.
+    face_parts_radii : tuple of (float or None), or None
+        The parts over the face a line may fill, the largest share counting:
+        a number, the line's last this many token radii before the edge's
+        inset; None, from its point nearest the centre.  None:
+        ``FACE_PARTS_RADII`` (read at the call).
     checked_lines : int
-        At most this many lines (those most on ``cloth``) are measured across.
+        At least this many lines (those most on ``cloth``; all lines tied with
+        the last one taken too) are measured across.
 
     Returns
     -------
@@ -329,7 +349,8 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     ------
     ValueError
         ``lab`` not an (H, W, 3) float array, ``cloth`` not a bool array of
-        its (H, W), a radius not finite and > 0, a centre not finite.
+        its (H, W), a radius not finite and > 0, a centre not finite, no face
+        part or one neither None nor finite and > 0.
     """
     lab = _check_lab(lab)
     h, w = lab.shape[:2]
@@ -341,6 +362,12 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
             raise ValueError(f"{name}: expected a finite value > 0, got {v!r}")
     if not (_finite(x) and _finite(y)):
         raise ValueError(f"x, y: expected finite values, got {x!r}, {y!r}")
+    if face_parts_radii is None:
+        face_parts_radii = FACE_PARTS_RADII
+    parts = tuple(face_parts_radii) if isinstance(face_parts_radii, (tuple, list)) else ()
+    if not parts or not all(v is None or (_finite(v) and v > 0) for v in parts):
+        raise ValueError(f"face_parts_radii: expected a non-empty tuple of None or finite values > 0, "
+                         f"got {face_parts_radii!r}")
     cx, cy = w / 2.0 - 0.5, h / 2.0 - 0.5
     bys, bxs = np.nonzero(cloth)
     if bxs.size == 0:
@@ -380,43 +407,61 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
     valid = (s <= s1[:, None]) & (ix >= 0) & (iy >= 0) & (ix <= w - 1) & (iy <= h - 1)
     ix, iy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
     n_out = np.count_nonzero(valid, axis=1)
-    # the face part: from the nearest point to the centre to short of the edge
+    # the face parts: from the nearest point to the centre (or over the outer
+    # part only) to short of the edge
     chord = np.sqrt(np.maximum(token_r ** 2 - dd * dd, 0.0)) - FACE_EDGE_INSET_RADII * token_r
     fsteps = np.arange(0.0, token_r, 1.0)
-    fvalid = fsteps[None, :] <= chord[:, None]
-    if face_part_radii is not None:
-        fvalid &= fsteps[None, :] >= chord[:, None] - face_part_radii * token_r
-    n_face = np.count_nonzero(fvalid, axis=1)
-    judged = (n_out >= min_length_frac * plate_r) & (n_face >= MIN_FACE_LENGTH_RADII * token_r)
+    whole = fsteps[None, :] <= chord[:, None]
+    fparts = [whole if v is None else whole & (fsteps[None, :] >= chord[:, None] - v * token_r) for v in parts]
+    n_faces = [np.count_nonzero(f, axis=1) for f in fparts]
+    long_enough = [n >= MIN_FACE_LENGTH_RADII * token_r for n in n_faces]
+    judged = (n_out >= min_length_frac * plate_r) & np.logical_or.reduce(long_enough)
     if not judged.any():
         return NO_BAR
-    fx = np.clip(np.rint(px[:, None] + fsteps[None, :] * ux[:, None]), 0, w - 1).astype(np.intp)
-    fy = np.clip(np.rint(py[:, None] + fsteps[None, :] * uy[:, None]), 0, h - 1).astype(np.intp)
     # the cloth part first, on the bars found there (few lines pass)
     out_share = np.count_nonzero(cloth[iy, ix] & valid, axis=1) / np.maximum(n_out, 1)
     cands = np.flatnonzero(judged & (out_share >= MIN_SHARE))
     if cands.size == 0:
         return NO_BAR
-    cands = cands[np.argsort(-out_share[cands], kind="stable")[:checked_lines]]
+    cands = cands[np.argsort(-out_share[cands], kind="stable")]
+    if cands.size > checked_lines:  # never cut inside a tie
+        cands = cands[out_share[cands] >= out_share[cands[checked_lines - 1]]]
     best = NO_BAR
+    face_at = {}
     for side in SIDE_OFFSETS_PX:
-        # the bar measured across each line: both parts, its sides ``side`` px off
-        # (over the face at most ``FACE_MAX_SIDE_PX``)
-        o_on, o_mid = _ridge(lab, px[cands, None] + s[cands] * ux[cands, None],
-                             py[cands, None] + s[cands] * uy[cands, None], vx[cands], vy[cands], side)
-        f_on, f_mid = _ridge(lab, px[cands, None] + fsteps[None, :] * ux[cands, None],
-                             py[cands, None] + fsteps[None, :] * uy[cands, None], vx[cands], vy[cands],
-                             min(side, FACE_MAX_SIDE_PX))
-        o_on &= valid[cands]
-        f_on &= fvalid[cands]
-        both = np.minimum(np.count_nonzero(o_on, axis=1) / np.maximum(n_out[cands], 1),
-                          np.count_nonzero(f_on, axis=1) / np.maximum(n_face[cands], 1))
+        # the bar measured across each line: over the face first (its sides at
+        # most ``FACE_MAX_SIDE_PX`` off), then over the cloth for the lines
+        # whose face part may carry it, its sides ``side`` px off
+        face_side = min(side, FACE_MAX_SIDE_PX)
+        if face_side not in face_at:
+            f_on, f_mid = _ridge(lab, px[cands, None] + fsteps[None, :] * ux[cands, None],
+                                 py[cands, None] + fsteps[None, :] * uy[cands, None], vx[cands], vy[cands],
+                                 face_side)
+            f_share = np.zeros(cands.size)
+            f_part = np.zeros((cands.size, fsteps.size), bool)
+            for fpart, n_face, ok in zip(fparts, n_faces, long_enough, strict=True):
+                share = np.where(ok[cands], np.count_nonzero(f_on & fpart[cands], axis=1)
+                                 / np.maximum(n_face[cands], 1), 0.0)
+                more = share > f_share
+                f_share[more] = share[more]
+                f_part[more] = fpart[cands[more]]
+            face_at[face_side] = (f_on & f_part, f_mid, f_share)
+        f_on, f_mid, f_share = face_at[face_side]
+        sub = np.flatnonzero((f_share >= MIN_SHARE) & (f_share > best.share))
+        if sub.size == 0:
+            continue
+        lines = cands[sub]
+        o_on, o_mid = _ridge(lab, px[lines, None] + s[lines] * ux[lines, None],
+                             py[lines, None] + s[lines] * uy[lines, None], vx[lines], vy[lines], side)
+        o_on &= valid[lines]
+        both = np.minimum(np.count_nonzero(o_on, axis=1) / np.maximum(n_out[lines], 1), f_share[sub])
         for j in np.argsort(-both, kind="stable"):
             if both[j] < MIN_SHARE or both[j] <= best.share:
                 break
-            diff = float(np.linalg.norm(np.median(f_mid[j][f_on[j]], axis=0) - np.median(o_mid[j][o_on[j]], axis=0)))
+            k = sub[j]
+            diff = float(np.linalg.norm(np.median(f_mid[k][f_on[k]], axis=0) - np.median(o_mid[j][o_on[j]], axis=0)))
             if diff <= MAX_COLOUR_DIFF_LAB:
-                i = cands[j]
+                i = lines[j]
                 best = BarFind(share=float(both[j]), angle_deg=float(math.degrees(pp[i])),
                                offset_radii=float(dd[i] / token_r), colour_diff_lab=diff)
                 break
@@ -470,4 +515,4 @@ def rim_face_bar(lab: np.ndarray, streaks: np.ndarray, x: float, y: float, token
         return NO_BAR
     return face_bar(lab, streaks, x, y, token_r, plate_r, band_frac=RIM_BAND_FRAC,
                     min_length_frac=RIM_MIN_LENGTH_FRAC, max_length_frac=RIM_MAX_LENGTH_FRAC,
-                    face_part_radii=RIM_FACE_PART_RADII, checked_lines=RIM_CHECKED_LINES)
+                    face_parts_radii=(RIM_FACE_PART_RADII,), checked_lines=RIM_CHECKED_LINES)
