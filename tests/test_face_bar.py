@@ -358,20 +358,41 @@ def test_bad_face_parts():
             fb.face_bar(LAB, CLOTH_MAP, 100.0, 120.0, TOKEN_R, PLATE_R, face_parts_radii=parts)
 
 
-def test_rod_ending_past_the_nearest_point_on_real_pixels(monkeypatch):
+@pytest.mark.parametrize("seed, size, conditions, stopped_by, before", [
     # fresh 1461030 (stick 1280x720, green cloth, black lacquer): a rod from outside over a face that ends
-    # short of the face's outer edge; the plate search's intrusion rule stops it today.  With the other stick
-    # rules off, the cloth rule alone: over the face's outer part the bar fills all of the line, from the
-    # line's point nearest the centre too little of it (an outcome of 0 red, a stick over a face)
-    scene = render_scene(1461030, "stick", size=(1280, 720))
+    # short of the face's outer edge; the plate search's intrusion rule stops it today.  Over the face's outer
+    # part the bar fills all of the line, from the line's point nearest the centre too little of it
+    (1461030, (1280, 720), None, "reaches onto the plate", ("FACE_PARTS_RADII", (None,))),
+    # fresh 1463229 (stick 800x600, wood and black lacquer): the rim-crossing rule stops it today.  Hundreds
+    # of lines through the faces lie on the wood's grain along all of their cloth part, the rod's along 0.93
+    # of it; the 256 lines most on the cloth's bars left the rod's out, every line (CHECKED_LINES) takes it in
+    (1463229, (800, 600), WOOD_LACQUER, "lies across the plate's rim", ("CHECKED_LINES", 256)),
+])
+def test_cloth_rule_alone_stops_a_stick_on_real_pixels(monkeypatch, seed, size, conditions, stopped_by, before):
+    scene = render_scene(seed, "stick", size=size, conditions=conditions)
     assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
     got = read_frame(scene.image)
-    assert got.verdict == "uncertain" and "reaches onto the plate" in got.reason, got.reason
+    assert got.verdict == "uncertain" and stopped_by in got.reason, got.reason
+    # the other stick rules off: the cloth rule alone stops it
     monkeypatch.setattr(reader, "plate_intrusions", lambda *a, **k: [])
     monkeypatch.setattr(reader, "rim_crossings", lambda *a, **k: [])
     monkeypatch.setattr(reader, "RIM_BAR_UNCERTAIN", False)
     alone = read_frame(scene.image)
     assert alone.verdict == "uncertain" and alone.reason.startswith(BAR), alone.reason
-    monkeypatch.setattr(fb, "FACE_PARTS_RADII", (None,))
-    before = read_frame(scene.image)
-    assert before.verdict == "outcome", before.reason
+    # as the rule was before: an outcome (a wrong one: a stick lies over a face)
+    monkeypatch.setattr(fb, *before)
+    was = read_frame(scene.image)
+    assert was.verdict == "outcome", was.reason
+
+
+@pytest.mark.xfail(strict=True, reason="open wrong outcome: fresh 1463193, a rod held by a brown hand lying over "
+                                       "the rim on a brown table; the rod starts inside the plate, so it crosses "
+                                       "neither the cloth band nor the rim band, and the hand, of the cloth's "
+                                       "colour, is not seen reaching onto the plate; read an outcome of 3 red")
+def test_rod_from_a_hand_over_the_rim_is_not_an_outcome():
+    # found by the cloth-bar helper's search (stick 800x600, wood-coloured cloth with a weave, black lacquer);
+    # neither weakness of the cloth rule: no cloth bar at all (the hand hides the band where the rod would be)
+    scene = render_scene(1463193, "stick", size=(800, 600), conditions=WOOD_LACQUER)
+    assert scene.label["verdict"] == "uncertain" and scene.label["stick"]["covers_token"]
+    got = read_frame(scene.image)
+    assert got.verdict != "outcome", got.reason

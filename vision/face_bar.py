@@ -48,6 +48,17 @@ band, so :func:`cloth_bars` found nothing; across the rim the rod measured
 that floor, only at faces clear of the band (``RIM_FACE_CLEAR_RADII``), and
 over the face along its outer part (``RIM_FACE_PART_RADII``: that rod ended
 short of the line's point nearest the face's centre).
+
+The cloth rule measures the face part both ways (``FACE_PARTS_RADII``): from
+the line's point nearest the face's centre, and over the outer
+``FACE_OUTER_PART_RADII`` alone, the larger share counting.  Fresh 1461030
+(stick 1280x720, a rod on black lacquer over a face, ending short of the
+nearest point): the plate search's intrusion rule stops it, but with that and
+the rim rules off the nearest-point part alone read an outcome.  Lines tied
+on their cloth part are never cut by their angle order, and about every line
+is measured (``CHECKED_LINES``; on a wooden table hundreds lie on the grain
+along all of their cloth part, fresh 1463229): each over the face first,
+then over the cloth only where its face part can carry the bar.
 """
 from __future__ import annotations
 
@@ -118,11 +129,16 @@ FACE_PARTS_RADII = (None, FACE_OUTER_PART_RADII)
 #: The lines whose cloth part is most on :func:`cloth_bars` are measured across
 #: (both parts, ``SIDE_OFFSETS_PX``), at least this many: lines tied with the
 #: last one taken are all taken too (the cut never falls inside a tie, where
-#: the order is only the angles' and the rod's line could be dropped).  Most
-#: lines of a wooden table tie at all of their cloth part; each line is
-#: measured over the face first, the cheaper part, and over the cloth only if
-#: its face part can carry the bar.
-CHECKED_LINES = 256
+#: the order is only the angles').  4096 is about every line through a face
+#: (180 angles by 23 offsets at a token radius of 15 canonical px).  Was 256:
+#: on a wooden table hundreds of lines lie on the grain along all of their
+#: cloth part and ranked above the rod's (fresh 1463229, stick 800x600, wood
+#: and black lacquer: the rod's line 0.93 on the cloth; with the other stick
+#: rules off read an outcome of 2 red).  Each line is measured over the face
+#: first, the cheaper part, and over the cloth only if its face part can carry
+#: the bar: on wood about +0.7 ms a frame over 256 (CPU, 800x600, up to +16 ms
+#: on 1463229).
+CHECKED_LINES = 4096
 #: Across a line, its colour is compared with the colour this far to either
 #: side, canonical pixels (half a stick's width and more).  7 px: half the
 #: widest bar (``MAX_WIDTH_PX``) and more.  Fresh 1361861 (above): over the
@@ -305,7 +321,7 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
              band_frac: tuple[float, float] = OUTSIDE_BAND_FRAC, min_length_frac: float = MIN_OUTSIDE_LENGTH_FRAC,
              max_length_frac: float = MAX_OUTSIDE_LENGTH_FRAC,
              face_parts_radii: tuple[float | None, ...] | None = None,
-             checked_lines: int = CHECKED_LINES) -> BarFind:
+             checked_lines: int | None = None) -> BarFind:
     """The straight line through a face that best carries one bar both over
     the face and over the cloth beyond the plate (see the module's doc).
 
@@ -334,9 +350,10 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
         a number, the line's last this many token radii before the edge's
         inset; None, from its point nearest the centre.  None:
         ``FACE_PARTS_RADII`` (read at the call).
-    checked_lines : int
+    checked_lines : int or None
         At least this many lines (those most on ``cloth``; all lines tied with
-        the last one taken too) are measured across.
+        the last one taken too) are measured across.  None:
+        ``CHECKED_LINES`` (read at the call).
 
     Returns
     -------
@@ -364,6 +381,8 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
         raise ValueError(f"x, y: expected finite values, got {x!r}, {y!r}")
     if face_parts_radii is None:
         face_parts_radii = FACE_PARTS_RADII
+    if checked_lines is None:
+        checked_lines = CHECKED_LINES
     parts = tuple(face_parts_radii) if isinstance(face_parts_radii, (tuple, list)) else ()
     if not parts or not all(v is None or (_finite(v) and v > 0) for v in parts):
         raise ValueError(f"face_parts_radii: expected a non-empty tuple of None or finite values > 0, "
