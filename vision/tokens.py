@@ -46,6 +46,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
                         SPECK_SUSPECT_MIN_AREA, TOUCHING_MIN_DIST_RADII, axis_angle_diff_deg, faces_at_half_contrast,
                         half_max_radius, is_rim_arc, pair_neck_width, split_pair,
                         face_at_half_contrast)
+from .touching_lobes import touching_lobes
 from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
 from .canonical import CanonicalView
 from .colour import lab_to_bgr
@@ -354,6 +355,10 @@ DISC_MIN_SOLIDITY = 0.90
 #: radii, that is no pair of faces is an object (a stick, a hand, the bowl).
 OBJECT_MIN_AREA = 3.0
 OBJECT_MIN_LENGTH_RADII = 4.5
+#: A strong blob that is one region at half its contrast, two round lobes of
+#: a face each (:func:`vision.touching_lobes.touching_lobes`), is two touching
+#: faces, not an object.  False: such a blob stays an object, as before.
+TOUCHING_LOBES_SPLIT = True
 #: A flat face is this round (minor / major) in the canonical view; the
 #: reader abstains on a face less round (a tilted or standing token).
 FLAT_FACE_MIN_AXIS_RATIO = 0.85
@@ -840,8 +845,10 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
                                        **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
     elif (delta_e is not None and b.contrast >= RADIUS_MIN_CONTRAST_RATIO * threshold
           and (rel_area > DISC_AREA_RANGE[1] or b.major > OBJECT_MIN_LENGTH_RADII * token_r)
-          and (two := faces_at_half_contrast(b.mask, delta_e, token_r)) is not None):
-        # two strong faces a little apart, joined by their blurred edges or shadows
+          and (two := (faces_at_half_contrast(b.mask, delta_e, token_r)
+                       or (touching_lobes(b.mask, delta_e, token_r) if TOUCHING_LOBES_SPLIT else None))) is not None):
+        # two strong faces a little apart, joined by their blurred edges or
+        # shadows; or touching, one region at half contrast of two round lobes
         for (px, py), area, ratio in two:
             cands.append(Candidate(px, py, token_r, "disc", area,
                                    **dict(common, axis_ratio=ratio, angle_deg=math.nan)))
