@@ -68,6 +68,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from . import thin_rod as _thin_rod
 from .canonical import _radius_grid
 from .rim import RIM_BAND_FRAC
 
@@ -478,9 +479,14 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
             if both[j] < MIN_SHARE or both[j] <= best.share:
                 break
             k = sub[j]
-            diff = float(np.linalg.norm(np.median(f_mid[k][f_on[k]], axis=0) - np.median(o_mid[j][o_on[j]], axis=0)))
-            if diff <= MAX_COLOUR_DIFF_LAB:
-                i = lines[j]
+            i = lines[j]
+            f_col, o_col = np.median(f_mid[k][f_on[k]], axis=0), np.median(o_mid[j][o_on[j]], axis=0)
+            diff = float(np.linalg.norm(f_col - o_col))
+            # a thin rod takes the chroma of what it lies on: its lightness, unmixed, may still be one rod's
+            if diff <= MAX_COLOUR_DIFF_LAB or _thin_rod.unmixes_to_one_rod(
+                    lab, (px[i] + fsteps[f_on[k]] * ux[i], py[i] + fsteps[f_on[k]] * uy[i]),
+                    (px[i] + s[i][o_on[j]] * ux[i], py[i] + s[i][o_on[j]] * uy[i]), (vx[i], vy[i]),
+                    face_side, side, f_col, o_col):
                 best = BarFind(share=float(both[j]), angle_deg=float(math.degrees(pp[i])),
                                offset_radii=float(dd[i] / token_r), colour_diff_lab=diff)
                 break
