@@ -10,7 +10,8 @@ chroma there: 28 Lab apart from the rod over the wood, above
 ``face_bar.MAX_COLOUR_DIFF_LAB``, so the scene read an outcome of 2 red.
 
 Checklist: real pixels (the scene; the rule shown to be what stops it; the
-same scene without the stick keeps its outcome), the unmixing measured on
+same scene without the stick keeps its outcome; a face's wall in line with a
+wood grain line, kept out by the plate between), the unmixing measured on
 the scene's own colours, a faint mark beside a grain line that is no rod,
 and bad inputs.
 """
@@ -50,6 +51,21 @@ def test_the_same_table_without_the_stick_keeps_its_outcome():
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
 
 
+def test_a_face_wall_in_line_with_a_grain_line_is_no_rod(monkeypatch):
+    # bench 7005 (four flat, 960x540, white porcelain by a wooden table): a
+    # white face's dark side wall, 20 L under the face, lines up with a grain
+    # line 6 L under the wood; their lightness unmixes to one dark rod (alpha
+    # 0.53), which would lie about 40 L under the white plate between the two,
+    # where nothing is
+    scene = render_scene(7005, "outcome", size=(960, 540))
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    # the plate part is what keeps it: without it, the bar rule stops it
+    monkeypatch.setattr(thin_rod, "PLATE_MIN_SHOWN_SHARE", -math.inf)
+    loose = read_frame(scene.image)
+    assert loose.verdict == "uncertain" and loose.reason.startswith(BAR), loose.reason
+
+
 # 1470826's rod over the face and over the wood, and each part's sides 5 px off (Lab)
 FACE_BAR, FACE_SIDES = (40.1, 43.3, 25.9), (59.5, 54.6, 23.5)
 WOOD_BAR, WOOD_SIDES = (29.7, 18.4, 31.5), (39.9, 25.0, 33.8)
@@ -80,12 +96,11 @@ def test_linear_luminance_ends():
 
 def test_off_or_empty_parts_are_no_rod(monkeypatch):
     lab = np.zeros((8, 8, 3), np.float32)
-    empty = (np.zeros(0), np.zeros(0))
-    some = (np.array([3.0]), np.array([3.0]))
-    args = ((1.0, 0.0), 3.0, 3.0, np.array(FACE_BAR), np.array(WOOD_BAR))
-    assert not thin_rod.unmixes_to_one_rod(lab, empty, some, *args)
+    line, face = (3.0, 3.0, 1.0, 0.0), (3.0, 3.0, 1.0)
+    args = ((3.0, 3.0), (np.array(FACE_BAR), np.array(WOOD_BAR)))
+    assert not thin_rod.unmixes_to_one_rod(lab, line, face, 3.0, np.zeros(0), np.ones(1), *args)
     monkeypatch.setattr(thin_rod, "THIN_ROD_UNMIX", False)
-    assert not thin_rod.unmixes_to_one_rod(lab, some, some, *args)
+    assert not thin_rod.unmixes_to_one_rod(lab, line, face, 3.0, np.ones(1), np.ones(1), *args)
 
 
 @pytest.mark.parametrize("bad", [(1.0, 2.0), (math.nan, 0.0, 0.0), "abc"])

@@ -484,9 +484,8 @@ def face_bar(lab: np.ndarray, cloth: np.ndarray, x: float, y: float, token_r: fl
             diff = float(np.linalg.norm(f_col - o_col))
             # a thin rod takes the chroma of what it lies on: its lightness, unmixed, may still be one rod's
             if diff <= MAX_COLOUR_DIFF_LAB or _thin_rod.unmixes_to_one_rod(
-                    lab, (px[i] + fsteps[f_on[k]] * ux[i], py[i] + fsteps[f_on[k]] * uy[i]),
-                    (px[i] + s[i][o_on[j]] * ux[i], py[i] + s[i][o_on[j]] * uy[i]), (vx[i], vy[i]),
-                    face_side, side, f_col, o_col):
+                    lab, (px[i], py[i], ux[i], uy[i]), (x, y, token_r), plate_r, fsteps[f_on[k]], s[i][o_on[j]],
+                    (face_side, side), (f_col, o_col)):
                 best = BarFind(share=float(both[j]), angle_deg=float(math.degrees(pp[i])),
                                offset_radii=float(dd[i] / token_r), colour_diff_lab=diff)
                 break

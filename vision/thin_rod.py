@@ -35,6 +35,14 @@ with a dark grain line on the cloth gives ``alpha`` near 0 (the face's bar
 too weak for a rod that darkens the cloth that much); where the two parts'
 sides are of nearly one luminance (``MIN_SIDES_LUMINANCE_GAP``) nothing can
 be unmixed and the colour test stands alone.
+
+Two parts always give some ``alpha``, so the rod so found must also show
+where the line crosses the plate between the face and the rim
+(:func:`_shows_on_plate`): where that rod would differ from the plate by
+``PLATE_MIN_PREDICTED_L`` or more, the line there differs from its sides the
+same way by at least ``PLATE_MIN_SHOWN_SHARE`` of that.  A token's dark side
+wall in line with a dark grain line unmixes to a dark rod too (bench 7005,
+white porcelain: about 40 L predicted under the plate between, none there).
 """
 from __future__ import annotations
 
@@ -58,6 +66,27 @@ MAX_ROD_SHARE = 1.1
 #: this much, else ``alpha`` is not determined (a bar over a face of the
 #: cloth's lightness is held to the colour test alone).  1470826: 0.16.
 MIN_SIDES_LUMINANCE_GAP = 0.03
+#: The rod must show over the plate between the face and the rim too, where
+#: it would: the line's part at least this many token radii from the face's
+#: centre (off its edge and side wall) ...
+PLATE_FACE_CLEAR_RADII = 1.3
+#: ... and at most this fraction of the plate radius from the plate's centre
+#: (inside the rim band and its highlights) ...
+PLATE_PART_MAX_FRAC = 0.85
+#: ... when at least this many token radii long (shorter: not asked) ...
+PLATE_MIN_LENGTH_RADII = 0.5
+#: ... and the rod unmixed would differ from the plate there by at least this
+#: much, L* units (less: it need not show; a dark rod on black lacquer) ...
+PLATE_MIN_PREDICTED_L = 6.0
+#: ... shows there along the line (the median lightness over the part less
+#: its sides', as a share of the rod's predicted difference) at least this
+#: much.  Bench 7005 (four flat, 960x540, white porcelain by a wooden table):
+#: a white face's dark side wall, 20 L under the face, in line with a grain
+#: line 6 L under the wood unmixes to a rod of alpha 0.53, L* about 16, that
+#: would lie about 40 L under the white plate between; nothing is there.
+#: 1470826: the rod over black lacquer, L* about 23 against 10, shows about
+#: 8 L lighter, as predicted.
+PLATE_MIN_SHOWN_SHARE = 0.5
 #: Linear-light luminance weights of B, G, R (Rec. 709).
 _LUMA_BGR = np.array([0.0722, 0.7152, 0.2126])
 
@@ -138,25 +167,33 @@ def _side_colour(lab: np.ndarray, xs: np.ndarray, ys: np.ndarray, vx: float, vy:
     return np.median(got, axis=0)
 
 
-def unmixes_to_one_rod(lab: np.ndarray, face_pts: tuple[np.ndarray, np.ndarray],
-                       out_pts: tuple[np.ndarray, np.ndarray], normal: tuple[float, float],
-                       face_side_px: float, out_side_px: float, face_colour: np.ndarray,
-                       out_colour: np.ndarray) -> bool:
+def unmixes_to_one_rod(lab: np.ndarray, line: tuple[float, float, float, float],
+                       face: tuple[float, float, float], plate_r: float, face_t: np.ndarray, out_t: np.ndarray,
+                       sides_px: tuple[float, float], colours: tuple[np.ndarray, np.ndarray]) -> bool:
     """Whether a bar found by :func:`vision.face_bar.face_bar` over a face
     and outside it is one thin rod by its lightness (``THIN_ROD_UNMIX``;
-    :func:`one_rod_share`).
+    :func:`one_rod_share`), which shows over the plate between the two as
+    that rod would (:func:`_shows_on_plate`).
 
     Parameters
     ----------
     lab : ndarray, float32, (H, W, 3)
-        The canonical view's colours (CIE Lab).
-    face_pts, out_pts : (ndarray, ndarray)
-        x and y (canvas pixels) of the bar's pixels over the face and outside it.
-    normal : (float, float)
-        The line's unit normal (vx, vy).
-    face_side_px, out_side_px : float
-        How far to either side each part's bar was measured against, canvas pixels.
-    face_colour, out_colour : ndarray, float, (3,)
+        The canonical view's colours (CIE Lab), the plate's centre at the
+        canvas's centre.
+    line : (float, float, float, float)
+        The line's point nearest the face's centre and its unit direction
+        outwards (x, y, ux, uy), canvas pixels.
+    face : (float, float, float)
+        The face's centre and the token radius, canvas pixels.
+    plate_r : float
+        The plate's radius, canvas pixels.
+    face_t, out_t : ndarray, float, (n,)
+        Where along the line (pixels from its point) the bar's pixels lie
+        over the face and outside it.
+    sides_px : (float, float)
+        How far to either side each part's bar was measured against, canvas
+        pixels (over the face, outside it).
+    colours : (ndarray, ndarray)
         The bar's median Lab colour over each part.
 
     Returns
@@ -164,9 +201,49 @@ def unmixes_to_one_rod(lab: np.ndarray, face_pts: tuple[np.ndarray, np.ndarray],
     bool
         False when ``THIN_ROD_UNMIX`` is off or either part has no pixel.
     """
-    if not THIN_ROD_UNMIX or np.size(face_pts[0]) == 0 or np.size(out_pts[0]) == 0:
+    if not THIN_ROD_UNMIX or np.size(face_t) == 0 or np.size(out_t) == 0:
         return False
-    vx, vy = normal
-    face_sides = _side_colour(lab, *face_pts, vx, vy, face_side_px)
-    out_sides = _side_colour(lab, *out_pts, vx, vy, out_side_px)
-    return not np.isnan(one_rod_share(face_colour, face_sides, out_colour, out_sides))
+    x0, y0, ux, uy = line
+    normal = (-uy, ux)
+    face_sides = _side_colour(lab, x0 + face_t * ux, y0 + face_t * uy, *normal, sides_px[0])
+    out_sides = _side_colour(lab, x0 + out_t * ux, y0 + out_t * uy, *normal, sides_px[1])
+    alpha = one_rod_share(colours[0], face_sides, colours[1], out_sides)
+    if np.isnan(alpha):
+        return False
+    y_bar, y_sides = linear_luminance(np.array([colours[0], face_sides], np.float32))
+    rod_y = y_sides + (y_bar - y_sides) / alpha
+    return _shows_on_plate(lab, line, face, plate_r, sides_px[1], float(alpha), float(rod_y))
+
+
+def _shows_on_plate(lab: np.ndarray, line: tuple[float, float, float, float], face: tuple[float, float, float],
+                    plate_r: float, side_px: float, alpha: float, rod_y: float) -> bool:
+    """Whether the line over the plate between the face and the rim shows the
+    rod ``alpha``, ``rod_y`` would make there: where that rod would differ
+    from the plate by ``PLATE_MIN_PREDICTED_L`` or more, the line's median
+    lightness differs from its sides' the same way by at least
+    ``PLATE_MIN_SHOWN_SHARE`` of it.  True where the plate part is shorter
+    than ``PLATE_MIN_LENGTH_RADII`` token radii or the rod would hardly show."""
+    x0, y0, ux, uy = line
+    fx, fy, token_r = face
+    c = lab.shape[0] / 2.0 - 0.5
+    t = np.arange(0.0, 2.0 * plate_r, 1.0)
+    xs, ys = x0 + t * ux, y0 + t * uy
+    part = ((np.hypot(xs - fx, ys - fy) >= PLATE_FACE_CLEAR_RADII * token_r)
+            & (np.hypot(xs - c, ys - c) <= PLATE_PART_MAX_FRAC * plate_r))
+    if np.count_nonzero(part) < PLATE_MIN_LENGTH_RADII * token_r:
+        return True
+    xs, ys = xs[part], ys[part]
+    bar = np.median(cv2.remap(lab, xs.astype(np.float32)[None, :], ys.astype(np.float32)[None, :],
+                              interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)[0], axis=0)
+    sides = _side_colour(lab, xs, ys, -uy, ux, side_px)
+    side_y = float(linear_luminance(np.asarray(sides, np.float32)))
+    predicted = _l_star(alpha * rod_y + (1.0 - alpha) * side_y) - float(sides[0])
+    if abs(predicted) < PLATE_MIN_PREDICTED_L:
+        return True
+    return (float(bar[0]) - float(sides[0])) / predicted >= PLATE_MIN_SHOWN_SHARE
+
+
+def _l_star(y: float) -> float:
+    """CIE L* of a linear luminance (0-1)."""
+    y = max(float(y), 0.0)
+    return 116.0 * y ** (1.0 / 3.0) - 16.0 if y > 0.008856 else 903.3 * y
