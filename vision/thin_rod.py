@@ -43,6 +43,13 @@ where the line crosses the plate between the face and the rim
 same way by at least ``PLATE_MIN_SHOWN_SHARE`` of that.  A token's dark side
 wall in line with a dark grain line unmixes to a dark rod too (bench 7005,
 white porcelain: about 40 L predicted under the plate between, none there).
+
+A/B of ``THIN_ROD_UNMIX`` on fresh scenes (1,800), no reading changed and 0
+wrong outcomes either side: stick 800x600 (1504000-1504399), stick 640x480
+on wood (1505000-1505399), four flat 800x600 on wood (1506000-1506399),
+natural mix 1280x720 (1507000-1507199), stick 800x600 on wood and black
+lacquer (1508000-1508399).  Before the plate part, four flat 800x600 on wood
+(1502000-1502399) lost one outcome (1502087) and the bench one (7005).
 """
 from __future__ import annotations
 
