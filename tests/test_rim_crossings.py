@@ -25,7 +25,7 @@ from vision import reader
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
 from vision.reader import read_frame
-from vision.rim import RimCrossing, rim_crossings, rim_streaks
+from vision.rim import HiddenArc, RimCrossing, rim_crossings, rim_hidden_arcs, rim_streaks
 from vision.synth import render_scene
 
 from scene_truth import RAISED
@@ -142,7 +142,7 @@ def test_the_view_is_not_modified():
 def test_bad_arguments(view_arg, radius, exc):
     if view_arg is None:
         _, view_arg = _view(_outcome_scene().image)
-    for measure in (rim_crossings, rim_streaks):
+    for measure in (rim_crossings, rim_streaks, rim_hidden_arcs):
         with pytest.raises(exc):
             measure(view_arg, radius)
 
@@ -150,7 +150,7 @@ def test_bad_arguments(view_arg, radius, exc):
 @pytest.mark.parametrize("frame_size", [(0, 720), (1280,), (1280.5, 720), (-1, 5)])
 def test_bad_frame_size(frame_size):
     _, view = _view(_outcome_scene().image)
-    for measure in (rim_crossings, rim_streaks):
+    for measure in (rim_crossings, rim_streaks, rim_hidden_arcs):
         with pytest.raises(ValueError, match="frame_size"):
             measure(view, 10.0, frame_size)
 
@@ -216,3 +216,48 @@ def test_scene_131641_thin_rod_is_not_read(monkeypatch, size_by_scan_alone):
     monkeypatch.setattr(reader, "FACE_BAR_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "outcome" and off.red == 3
+
+
+# --- the rim hidden by something of the cloth's colour (a hand over it) ------------
+
+def _with_cloth_patch(scene, plate, angle_deg, radius_frac):
+    """The frame with a disc of the cloth's colour (the frame corner's median),
+    ``radius_frac`` of the plate's semi-axis, centred on the plate's outline at
+    ``angle_deg``: a hand of the cloth's colour lying over the rim."""
+    e = plate.ellipse
+    ang = math.radians(angle_deg)
+    frame = scene.image.copy()
+    cloth = np.median(frame[:40, :40].reshape(-1, 3), axis=0)
+    centre = (int(round(e.cx + e.a * math.cos(ang))), int(round(e.cy + e.b * math.sin(ang))))
+    cv2.circle(frame, centre, int(round(radius_frac * e.a)), tuple(float(v) for v in cloth), -1, cv2.LINE_AA)
+    return frame
+
+
+@pytest.mark.parametrize("radius_frac, found", [
+    (0.36, True),    # about 5.8 token radii of the rim band hidden: a hand
+    (0.12, False),   # a token-sized patch (about 1.6 radii of arc): what a token against the wall can hide
+])
+def test_rim_hidden_by_the_cloths_colour(radius_frac, found):
+    scene = _outcome_scene()
+    plate, view = _view(scene.image)
+    h, w = scene.image.shape[:2]
+    r = 0.12 * view.plate_radius_px
+    assert rim_hidden_arcs(view, r, (w, h)) == []  # the bare rim
+    frame = _with_cloth_patch(scene, plate, 200.0, radius_frac)
+    _, view2 = _view(frame)
+    got = rim_hidden_arcs(view2, r, (w, h))
+    assert bool(got) == found, got
+    if found:
+        (arc,) = got
+        assert isinstance(arc, HiddenArc) and arc.length_radii >= 3.0
+        # the canonical view may be rotated against the source: compare in source pixels
+        c = view2.canvas_px / 2.0 - 0.5
+        mid = math.radians(arc.angle_deg)
+        sx, sy = view2.to_source(c + 0.925 * view2.plate_radius_px * math.cos(mid),
+                                 c + 0.925 * view2.plate_radius_px * math.sin(mid))
+        e = plate.ellipse
+        got_deg = math.degrees(math.atan2((sy - e.cy) / e.b, (sx - e.cx) / e.a))
+        assert abs((got_deg - 200.0 + 180) % 360 - 180) < 8.0
+        # (read whole, a painted disc is not the cloth's texture: the plate search may see it as an
+        # object across the rim before this rule; either way not an outcome)
+        assert read_frame(frame).verdict == "uncertain"

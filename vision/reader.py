@@ -37,7 +37,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
-from .rim import rim_crossings, rim_streaks
+from .rim import rim_crossings, rim_hidden_arcs, rim_streaks
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
@@ -377,6 +377,14 @@ FACE_BAR_UNCERTAIN = True
 #: of the floor): read an outcome of 1 red.  True: a flat face on such a line is
 #: ``uncertain``.  False: as before.
 RIM_BAR_UNCERTAIN = True
+#: A stretch of the rim band wider than a token that looks like the cloth band
+#: just outside it (:func:`vision.rim.rim_hidden_arcs`): something lies over
+#: the rim and on out over the cloth, a hand of the cloth's colour that the
+#: plate search takes for cloth.  Fresh 1463193 (stick 800x600, a rod held by a
+#: brown hand lying over a black lacquer rim on wood; the rod starts inside the
+#: plate, so it crosses neither band): read an outcome of 3 red.  True:
+#: ``uncertain``.  False: as before.
+RIM_HIDDEN_UNCERTAIN = True
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -743,6 +751,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)
+    hidden = rim_hidden_arcs(view, r, plate.frame_size) if RIM_HIDDEN_UNCERTAIN else []
+    if hidden:
+        longest = max(hidden, key=lambda h: h.length_radii)
+        return ("uncertain", f"the plate's rim is hidden over {longest.length_radii:.1f} token radii at "
+                f"{longest.angle_deg:.0f} deg, as if by the cloth (a hand over it?): read again when it has left",
+                cands, faces, 0.5)
     # A face not found as a blob is found off its centre beside another; its
     # edge gives the centre as surely as a blob's outline does (see
     # vision.face_centre), so two faces overlap when either measure puts them close.

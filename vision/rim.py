@@ -166,12 +166,7 @@ def rim_crossings(view: CanonicalView, token_radius_px: float,
     list of RimCrossing
         Strongest first; empty when nothing crosses the rim.
     """
-    if not isinstance(view, CanonicalView):
-        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
-    if not (math.isfinite(token_radius_px) and token_radius_px > 0):
-        raise ValueError(f"token_radius_px: expected a finite value > 0, got {token_radius_px}")
-    if frame_size is not None and not (len(frame_size) == 2 and all(int(v) == v and v > 0 for v in frame_size)):
-        raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
+    _check_band_args(view, token_radius_px, frame_size)
     out: list[RimCrossing] = []
     measured = {}
     for band in BANDS_FRAC:
@@ -312,12 +307,7 @@ def rim_streaks(view: CanonicalView, token_radius_px: float,
         ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
         pixel counts > 0.
     """
-    if not isinstance(view, CanonicalView):
-        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
-    if not (math.isfinite(token_radius_px) and token_radius_px > 0):
-        raise ValueError(f"token_radius_px: expected a finite value > 0, got {token_radius_px}")
-    if frame_size is not None and not (len(frame_size) == 2 and all(int(v) == v and v > 0 for v in frame_size)):
-        raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
+    _check_band_args(view, token_radius_px, frame_size)
     n = view.canvas_px
     none = np.zeros((n, n), bool)
     m = _band_profile(view, token_radius_px, frame_size, "rim")
@@ -336,3 +326,121 @@ def rim_streaks(view: CanonicalView, token_radius_px: float,
     band = (rad >= RIM_BAND_FRAC[0] * R) & (rad <= RIM_BAND_FRAC[1] * R)
     idx = np.rint(np.mod(np.arctan2(yy - c, xx - c), 2 * math.pi) / (2 * math.pi) * RIM_ANGLE_SAMPLES)
     return band & above[idx.astype(np.intp) % RIM_ANGLE_SAMPLES]
+
+
+#: :func:`rim_hidden_arcs`: at an angle, the rim band looks like the cloth band
+#: just outside it where their colours (each the median over the band's radii)
+#: differ by at most this many Lab units ...
+HIDDEN_MAX_DELTA_E = 6.0
+#: ... and by at most this share of their typical (median over the visible
+#: angles) difference: the rim band is hidden by whatever also lies on the cloth
+#: there (a hand over the rim: both bands are the hand).
+HIDDEN_MAX_SHARE = 0.25
+#: The cue is only judged where the rim band and the cloth band differ
+#: typically by this many Lab units or more (a rim like its cloth shows no
+#: interruption; fresh 1463193 on black lacquer and wood: 32.8).
+HIDDEN_MIN_CONTRAST_LAB = 15.0
+#: A hidden arc is this many token radii long or more along the rim band's
+#: middle: wider than any token lying against the well's wall can hide (a
+#: token is two radii across, and hides more than half the band's radii over
+#: less than that); the hand over the rim in fresh 1463193 hides 3.3.
+HIDDEN_MIN_ARC_RADII = 3.0
+
+
+@dataclass(frozen=True)
+class HiddenArc:
+    """A stretch of the rim band that looks like the cloth just outside it.
+
+    Attributes
+    ----------
+    angle_deg : float
+        The arc's middle, degrees (canonical view, x right, y down).
+    length_radii : float
+        Its length along the rim band's middle, token radii.
+    """
+
+    angle_deg: float
+    length_radii: float
+
+
+def _check_band_args(view: CanonicalView, token_radius_px: float, frame_size: tuple[int, int] | None) -> None:
+    """Raise TypeError / ValueError for the arguments the band measures share."""
+    if not isinstance(view, CanonicalView):
+        raise TypeError(f"view: expected CanonicalView, got {type(view).__name__}")
+    if not (math.isfinite(token_radius_px) and token_radius_px > 0):
+        raise ValueError(f"token_radius_px: expected a finite value > 0, got {token_radius_px}")
+    if frame_size is not None and not (len(frame_size) == 2 and all(int(v) == v and v > 0 for v in frame_size)):
+        raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
+
+
+def _band_colours(view: CanonicalView, band: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One band's colour per angle (median Lab over its radii, (angles, 3)),
+    and its grid (map_x, map_y)."""
+    map_x, map_y, _ = _polar_grid(view.canvas_px, float(view.plate_radius_px), BANDS_FRAC[band])
+    lab = cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)  # (radii, angles, 3)
+    return np.median(lab, axis=0), map_x, map_y
+
+
+def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
+                    frame_size: tuple[int, int] | None = None) -> list[HiddenArc]:
+    """Stretches of the rim band, wider than a token, that look like the
+    cloth band just outside them: the rim hidden by something lying over it
+    and on out over the cloth (a hand of the cloth's colour, which the plate
+    search takes for cloth, so it is not seen reaching onto the plate).
+
+    Parameters
+    ----------
+    view : CanonicalView
+        The canonical view (its ``lab``, CIE Lab).
+    token_radius_px : float
+        The frame's face radius, canonical pixels (> 0).
+    frame_size : (int, int) or None
+        Source frame (width, height): angles where either band leaves the
+        frame are not judged.  None: every angle.
+
+    Returns
+    -------
+    list of HiddenArc
+        Empty when none, when the rim band and the cloth band differ
+        typically by less than ``HIDDEN_MIN_CONTRAST_LAB``, or when every
+        visible angle is hidden (nothing to tell an interruption from).
+
+    Raises
+    ------
+    TypeError
+        ``view`` not a CanonicalView.
+    ValueError
+        ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
+        pixel counts > 0.
+    """
+    _check_band_args(view, token_radius_px, frame_size)
+    rim, rim_x, rim_y = _band_colours(view, "rim")
+    cloth, cloth_x, cloth_y = _band_colours(view, "cloth")
+    visible = np.ones(RIM_ANGLE_SAMPLES, bool)
+    if frame_size is not None:
+        visible = (_visible_angles(view, rim_x, rim_y, frame_size)
+                   & _visible_angles(view, cloth_x, cloth_y, frame_size))
+    if not visible.any():
+        return []
+    diff = np.linalg.norm(rim - cloth, axis=1)
+    contrast = float(np.median(diff[visible]))
+    if contrast < HIDDEN_MIN_CONTRAST_LAB:
+        return []
+    hidden = visible & (diff <= min(HIDDEN_MAX_DELTA_E, HIDDEN_MAX_SHARE * contrast))
+    if not hidden.any() or hidden[visible].all():
+        return []
+    step_radii = 2 * math.pi * float(np.mean(RIM_BAND_FRAC)) * view.plate_radius_px / RIM_ANGLE_SAMPLES \
+        / token_radius_px
+    out: list[HiddenArc] = []
+    start = int(np.flatnonzero(~hidden)[0])
+    run: list[int] = []
+    for k in range(1, RIM_ANGLE_SAMPLES + 1):
+        i = (start + k) % RIM_ANGLE_SAMPLES
+        if hidden[i]:
+            run.append(i)
+            continue
+        if len(run) * step_radii >= HIDDEN_MIN_ARC_RADII:
+            mid = run[len(run) // 2]
+            out.append(HiddenArc(angle_deg=mid * 360.0 / RIM_ANGLE_SAMPLES, length_radii=len(run) * step_radii))
+        run = []
+    return out
