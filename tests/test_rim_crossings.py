@@ -25,7 +25,7 @@ from vision import reader
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
 from vision.reader import read_frame
-from vision.rim import HiddenArc, RimCrossing, rim_crossings, rim_hidden_arcs, rim_streaks
+from vision.rim import RIM_ANGLE_SAMPLES, HiddenArc, RimCrossing, rim_crossings, rim_hidden_arcs, rim_streaks
 from vision.synth import render_scene
 
 from scene_truth import RAISED
@@ -247,9 +247,12 @@ def test_rim_hidden_by_the_cloths_colour(radius_frac, found):
     _, view2 = _view(frame)
     got = rim_hidden_arcs(view2, r, (w, h))
     assert bool(got) == found, got
+    # an outline the plate search saw all along (a lit rim of the cloth's colour, not a hand): not hidden
+    assert rim_hidden_arcs(view2, r, (w, h), np.zeros(RIM_ANGLE_SAMPLES, bool)) == []
     if found:
         (arc,) = got
         assert isinstance(arc, HiddenArc) and arc.length_radii >= 3.0
+        assert rim_hidden_arcs(view2, r, (w, h), np.ones(RIM_ANGLE_SAMPLES, bool)) == got
         # the canonical view may be rotated against the source: compare in source pixels
         c = view2.canvas_px / 2.0 - 0.5
         mid = math.radians(arc.angle_deg)
@@ -261,3 +264,22 @@ def test_rim_hidden_by_the_cloths_colour(radius_frac, found):
         # (read whole, a painted disc is not the cloth's texture: the plate search may see it as an
         # object across the rim before this rule; either way not an outcome)
         assert read_frame(frame).verdict == "uncertain"
+
+
+@pytest.mark.parametrize("mask", [np.zeros(10, bool), np.zeros((RIM_ANGLE_SAMPLES, 2), bool)])
+def test_hidden_arcs_outline_mask_is_validated(mask):
+    _, view = _view(_outcome_scene().image)
+    with pytest.raises(ValueError, match="outline_cloth"):
+        rim_hidden_arcs(view, 10.0, None, mask)
+
+
+def test_lit_rim_of_the_cloths_colour_is_not_hidden():
+    # fresh 1491113 (natural 1280x720, touching): a gold rim on beige cloth whose highlight matches the cloth
+    # band over 5.1 token radii; the plate search saw the plate's outline there all along, so no hand
+    scene = render_scene(1491113, size=(1280, 720))
+    got = read_frame(scene.image)
+    assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
+    plate, view = _view(scene.image)
+    r = got.details["token_radius_px"]
+    assert rim_hidden_arcs(view, r, (1280, 720))  # the colours alone would call it hidden
+    assert rim_hidden_arcs(view, r, (1280, 720), reader._outline_seen_as_cloth(view, plate)) == []

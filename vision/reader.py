@@ -37,7 +37,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
-from .rim import rim_crossings, rim_hidden_arcs, rim_streaks
+from .rim import RIM_BAND_FRAC, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
@@ -385,6 +385,10 @@ RIM_BAR_UNCERTAIN = True
 #: plate, so it crosses neither band): read an outcome of 3 red.  True:
 #: ``uncertain``.  False: as before.
 RIM_HIDDEN_UNCERTAIN = True
+#: ... where the plate search also saw the cloth on the plate's outline, sampled
+#: at this fraction of the plate radius (the rim band's outer edge, inside the
+#: outline the plate's ellipse was fitted to).
+RIM_HIDDEN_OUTLINE_FRAC = RIM_BAND_FRAC[1]
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -751,7 +755,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)
-    hidden = rim_hidden_arcs(view, r, plate.frame_size) if RIM_HIDDEN_UNCERTAIN else []
+    hidden = (rim_hidden_arcs(view, r, plate.frame_size, _outline_seen_as_cloth(view, plate))
+              if RIM_HIDDEN_UNCERTAIN else [])
     if hidden:
         longest = max(hidden, key=lambda h: h.length_radii)
         return ("uncertain", f"the plate's rim is hidden over {longest.length_radii:.1f} token radii at "
@@ -925,6 +930,26 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                     f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
+
+
+def _outline_seen_as_cloth(view: CanonicalView, plate: PlateFit) -> np.ndarray:
+    """bool (angles of :func:`vision.rim.band_angles_deg`,): where the plate
+    search's not-cloth mask is cloth on the plate's outline
+    (``RIM_HIDDEN_OUTLINE_FRAC`` of the plate radius)."""
+    not_cloth = plate.not_cloth
+    if not_cloth is None:
+        not_cloth = not_cloth_mask(plate.cloth_deviation, plate.cloth_lightness)
+    theta = np.radians(band_angles_deg())
+    c = view.canvas_px / 2.0 - 0.5
+    rad = RIM_HIDDEN_OUTLINE_FRAC * view.plate_radius_px
+    xs, ys = c + rad * np.cos(theta), c + rad * np.sin(theta)
+    inv = np.linalg.inv(view.to_canonical)
+    w = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
+    s = plate.work_scale
+    h_px, w_px = not_cloth.shape[:2]
+    sx = np.clip(np.rint((inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / w * s), 0, w_px - 1).astype(np.intp)
+    sy = np.clip(np.rint((inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / w * s), 0, h_px - 1).astype(np.intp)
+    return not_cloth[sy, sx] == 0
 
 
 _CANVAS_GRIDS: dict[int, tuple[np.ndarray, np.ndarray]] = {}

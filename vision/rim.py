@@ -244,24 +244,31 @@ def _runs(view: CanonicalView, above: np.ndarray, profile: np.ndarray, geometry:
     theta, mid_r, step = geometry.theta, geometry.mid_r, geometry.step
     if not above.any() or above.all():
         return []  # nothing; or the whole band differs from itself: nothing narrow to find
-    # runs of angles above the floor (around the circle), one crossing each,
-    # walked from an angle below the floor
-    n = RIM_ANGLE_SAMPLES
-    start = int(np.flatnonzero(~above)[0])
+    # runs of angles above the floor (around the circle), one crossing each
     out: list[RimCrossing] = []
-    run: list[int] = []
     c = view.canvas_px / 2.0 - 0.5
+    for run in _circular_runs(above):
+        best = max(run, key=lambda j: profile[j])
+        out.append(RimCrossing(x=c + mid_r * math.cos(theta[best]), y=c + mid_r * math.sin(theta[best]),
+                               strength=float(profile[best]), width_px=len(run) * step, band=band))
+    return out
+
+
+def _circular_runs(above: np.ndarray) -> list[list[int]]:
+    """The runs of True in ``above`` (bool, (angles,)) around the circle, each
+    its indices in order, walked from a False angle (there must be one)."""
+    n = len(above)
+    start = int(np.flatnonzero(~above)[0])
+    runs: list[list[int]] = []
+    run: list[int] = []
     for k in range(1, n + 1):
         i = (start + k) % n
         if above[i]:
             run.append(i)
-            continue
-        if run:
-            best = max(run, key=lambda j: profile[j])
-            out.append(RimCrossing(x=c + mid_r * math.cos(theta[best]), y=c + mid_r * math.sin(theta[best]),
-                                   strength=float(profile[best]), width_px=len(run) * step, band=band))
+        elif run:
+            runs.append(run)
             run = []
-    return out
+    return runs
 
 
 #: :func:`rim_streaks`: an angle of the rim band is a streak where its
@@ -345,6 +352,11 @@ HIDDEN_MIN_CONTRAST_LAB = 15.0
 #: token is two radii across, and hides more than half the band's radii over
 #: less than that); the hand over the rim in fresh 1463193 hides 3.3.
 HIDDEN_MIN_ARC_RADII = 3.0
+#: ... and, where the plate search's mask is given, the plate's outline is seen
+#: as cloth over this share of the arc's angles or more (fresh 1463193: 0.8,
+#: the fingers' gaps showing the rim; fresh 1491113, a gold rim's highlight on
+#: beige cloth: 0.0).
+HIDDEN_OUTLINE_MIN_SHARE = 0.5
 
 
 @dataclass(frozen=True)
@@ -373,6 +385,11 @@ def _check_band_args(view: CanonicalView, token_radius_px: float, frame_size: tu
         raise ValueError(f"frame_size: expected (width, height) in whole pixels > 0, got {frame_size}")
 
 
+def band_angles_deg() -> np.ndarray:
+    """The angles of the band grid (``RIM_ANGLE_SAMPLES``), degrees."""
+    return np.arange(RIM_ANGLE_SAMPLES) * (360.0 / RIM_ANGLE_SAMPLES)
+
+
 def _band_colours(view: CanonicalView, band: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """One band's colour per angle (median Lab over its radii, (angles, 3)),
     and its grid (map_x, map_y)."""
@@ -382,7 +399,8 @@ def _band_colours(view: CanonicalView, band: str) -> tuple[np.ndarray, np.ndarra
 
 
 def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
-                    frame_size: tuple[int, int] | None = None) -> list[HiddenArc]:
+                    frame_size: tuple[int, int] | None = None,
+                    outline_cloth: np.ndarray | None = None) -> list[HiddenArc]:
     """Stretches of the rim band, wider than a token, that look like the
     cloth band just outside them: the rim hidden by something lying over it
     and on out over the cloth (a hand of the cloth's colour, which the plate
@@ -397,6 +415,15 @@ def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
     frame_size : (int, int) or None
         Source frame (width, height): angles where either band leaves the
         frame are not judged.  None: every angle.
+    outline_cloth : ndarray, bool, (RIM_ANGLE_SAMPLES,), or None
+        Where the plate search saw the cloth on the plate's outline (the
+        angles of the band grid): an arc is hidden only where it is so over
+        ``HIDDEN_OUTLINE_MIN_SHARE`` of its angles or more.  A rim whose
+        lit stretch has the cloth's colour still shows its outline against
+        the cloth; a hand lying over it hides the outline too (fresh 1491113,
+        natural 1280x720: a gold rim's highlight on beige cloth matched the
+        cloth band over 5.1 token radii, its outline seen all along).
+        None: not used.
 
     Returns
     -------
@@ -411,9 +438,11 @@ def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
         ``view`` not a CanonicalView.
     ValueError
         ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
-        pixel counts > 0.
+        pixel counts > 0, ``outline_cloth`` not of ``RIM_ANGLE_SAMPLES``.
     """
     _check_band_args(view, token_radius_px, frame_size)
+    if outline_cloth is not None and np.shape(outline_cloth) != (RIM_ANGLE_SAMPLES,):
+        raise ValueError(f"outline_cloth: expected shape ({RIM_ANGLE_SAMPLES},), got {np.shape(outline_cloth)}")
     rim, rim_x, rim_y = _band_colours(view, "rim")
     cloth, cloth_x, cloth_y = _band_colours(view, "cloth")
     visible = np.ones(RIM_ANGLE_SAMPLES, bool)
@@ -432,15 +461,10 @@ def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
     step_radii = 2 * math.pi * float(np.mean(RIM_BAND_FRAC)) * view.plate_radius_px / RIM_ANGLE_SAMPLES \
         / token_radius_px
     out: list[HiddenArc] = []
-    start = int(np.flatnonzero(~hidden)[0])
-    run: list[int] = []
-    for k in range(1, RIM_ANGLE_SAMPLES + 1):
-        i = (start + k) % RIM_ANGLE_SAMPLES
-        if hidden[i]:
-            run.append(i)
-            continue
-        if len(run) * step_radii >= HIDDEN_MIN_ARC_RADII:
+    for run in _circular_runs(hidden):
+        if len(run) * step_radii >= HIDDEN_MIN_ARC_RADII and (
+                outline_cloth is None or float(np.mean(outline_cloth[run])) >= HIDDEN_OUTLINE_MIN_SHARE):
             mid = run[len(run) // 2]
             out.append(HiddenArc(angle_deg=mid * 360.0 / RIM_ANGLE_SAMPLES, length_radii=len(run) * step_radii))
-        run = []
     return out
+
