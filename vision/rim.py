@@ -394,8 +394,10 @@ def _band_colours(view: CanonicalView, band: str) -> tuple[np.ndarray, np.ndarra
     """One band's colour per angle (median Lab over its radii, (angles, 3)),
     and its grid (map_x, map_y)."""
     map_x, map_y, _ = _polar_grid(view.canvas_px, float(view.plate_radius_px), BANDS_FRAC[band])
-    lab = cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)  # (radii, angles, 3)
-    return np.median(lab, axis=0), map_x, map_y
+    lab = np.sort(cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR), axis=0)  # (radii, angles, 3)
+    # the median per channel over the radii (a sort: np.median is four times slower here)
+    k = lab.shape[0] // 2
+    return (lab[k] if lab.shape[0] % 2 else 0.5 * (lab[k - 1] + lab[k])), map_x, map_y
 
 
 def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
