@@ -41,8 +41,8 @@ from .rim import RIM_BAND_FRAC, band_angles_deg, rim_crossings, rim_hidden_arcs,
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
-from .tokens import (DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_CORE_RADII, FLAT_FACE_MIN_AXIS_RATIO, FLAT_KINDS,
-                     LEAN_MAX_COSINE, SUSPECT_MIN_CONTRAST, SUSPECT_MIN_CORE_SHARE, TOKENS_PER_ROUND, Candidate,
+from .tokens import (BLOB_MIN_DELTA_E, DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_CORE_RADII, FLAT_FACE_MIN_AXIS_RATIO,
+                     FLAT_KINDS, LEAN_MAX_COSINE, SUSPECT_MIN_CONTRAST, SUSPECT_MIN_CORE_SHARE, TOKENS_PER_ROUND, Candidate,
                      TokenSearch, _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
 from .types import Reading, TokenReading
 
@@ -389,6 +389,17 @@ RIM_HIDDEN_UNCERTAIN = True
 #: at this fraction of the plate radius (the rim band's outer edge, inside the
 #: outline the plate's ellipse was fitted to).
 RIM_HIDDEN_OUTLINE_FRAC = RIM_BAND_FRAC[1]
+#: The blob search (:func:`vision.tokens.blob_threshold`: five robust standard
+#: deviations of the plate's colour difference above its median) is what sees a
+#: hand or a stick lying on the plate.  Where the plate model fits the glaze
+#: badly (a glossy black lacquer lit from one side leaves a wide ring of
+#: difference in the well) that threshold rises above every face found: no
+#: face is a blob, and a hand no more contrasting than a face is seen by
+#: nothing.  True: faces with the threshold above the strongest of them, and
+#: above its floor ``BLOB_MIN_DELTA_E``, are ``uncertain``.  Fresh 1514331 (a hand lying wholly on the plate over a
+#: red face; threshold 99 Lab, faces 42-50) and 1492046 (a brown hand over the
+#: rim and a red face; 70.7 against 65.8) read outcomes.  False: as before.
+BLIND_BLOB_SEARCH_UNCERTAIN = True
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -820,6 +831,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         if deepest >= FACE_NOTCH_MIN_DEPTH_RADII:
             return ("uncertain", f"a face's outline is notched {deepest:.2f} token radii deep: a stick or a hand may "
                     f"lie over it, read again when it has left", cands, faces, 0.5)
+    if BLIND_BLOB_SEARCH_UNCERTAIN and flat:
+        threshold = blob_threshold(view)
+        # (at its floor, BLOB_MIN_DELTA_E, the plate model fits: the faces are
+        # faint, as four whites on a white plate, and a hand shows as a blob)
+        if threshold > max(BLOB_MIN_DELTA_E, max(c.contrast for c in flat)):
+            return ("uncertain", f"the plate's colour varies too much to see a hand or stick on it (the blob search "
+                    f"needs {threshold:.0f} Lab units, more than any face shows): check by hand", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         each = "; ".join(f"a* {f.delta_a:+.1f} and L* {f.delta_l:+.1f} from the plate, chroma {f.chroma:.1f}"
