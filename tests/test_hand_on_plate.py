@@ -78,3 +78,15 @@ def test_faint_faces_on_a_plate_the_model_fits_keep_their_outcome(studio_dir):
     assert max(c.contrast for c in search.candidates) < tokens.BLOB_MIN_DELTA_E
     got = read_frame(frame)
     assert got.verdict == "outcome" and got.red == label["red"], got.reason
+
+
+def test_four_dark_reds_the_blob_search_cannot_see_are_not_read(monkeypatch):
+    # found by the rule's own A/B: four dark reds on black lacquer, every face
+    # under the blob threshold, read as four whites before the rule
+    scene = render_scene(1530088, "outcome", size=(800, 600), conditions={"glaze": "black_lacquer"})
+    assert scene.label["red"] == 4
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "varies too much" in got.reason, got.reason
+    monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
+    before = read_frame(scene.image)
+    assert before.verdict == "outcome" and before.red != 4, before.reason  # the wrong outcome it read
