@@ -48,6 +48,8 @@ def test_stick_over_a_faint_face_is_not_an_outcome(monkeypatch):
     assert set(got.details["candidates"]) == {"faint"}
     # the rule is what stops it: without it, an outcome (a wrong one: a stick lies over a face)
     monkeypatch.setattr(reader, "FACE_BAR_UNCERTAIN", False)
+    # (a faint face notched toward a rim streak, FAINT_NOTCH_TO_RIM_UNCERTAIN, stops it too: off here)
+    monkeypatch.setattr(reader, "FAINT_NOTCH_TO_RIM_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "outcome", off.reason
 
@@ -380,7 +382,9 @@ def test_cloth_rule_alone_stops_a_stick_on_real_pixels(monkeypatch, seed, size, 
     monkeypatch.setattr(reader, "RIM_BAR_UNCERTAIN", False)
     alone = read_frame(scene.image)
     assert alone.verdict == "uncertain" and alone.reason.startswith(BAR), alone.reason
-    # as the rule was before: an outcome (a wrong one: a stick lies over a face)
+    # as the rule was before: an outcome (a wrong one: a stick lies over a face); the faint-notch
+    # rule (FAINT_NOTCH_TO_RIM_UNCERTAIN) stops 1461030 too: off here
+    monkeypatch.setattr(reader, "FAINT_NOTCH_TO_RIM_UNCERTAIN", False)
     monkeypatch.setattr(fb, *before)
     was = read_frame(scene.image)
     assert was.verdict == "outcome", was.reason
@@ -396,6 +400,8 @@ def test_rod_from_a_hand_over_the_rim_is_not_an_outcome(monkeypatch):
     # the hidden-rim rule is what stops it: the rim band looks like the cloth band over the hand
     # (3.3 token radii of arc); without it, an outcome (a wrong one: the rod lies over a face)
     monkeypatch.setattr(reader, "RIM_HIDDEN_UNCERTAIN", False)
+    # (a faint face notched toward a rim streak, FAINT_NOTCH_TO_RIM_UNCERTAIN, stops it too: off here)
+    monkeypatch.setattr(reader, "FAINT_NOTCH_TO_RIM_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "outcome", off.reason
 

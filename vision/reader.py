@@ -344,6 +344,24 @@ FACE_NOTCH_UNCERTAIN = True
 #: or outline face lies near the plate's colour, and its edge so measured
 #: wanders (true ones up to 1.17 in the same sample).
 FACE_NOTCH_MIN_DEPTH_RADII = 0.30
+#: A face found faintly (or by its outline) is not judged by its notch alone:
+#: its edge so measured wanders.  True: such a face notched
+#: ``FACE_NOTCH_MIN_DEPTH_RADII`` deep at angles whose ray from its centre
+#: meets a streak across the rim band (:func:`vision.rim.rim_streaks`, at half
+#: the rim-crossing floor) is ``uncertain`` (:func:`faint_notch_to_rim`).
+#: Fresh 1492230 (stick 800x600, black lacquer, wood cloth, defocus 2 px, JPEG
+#: 53): a pale rod 0.016 plate radii thick from a hand far off the plate runs
+#: over the rim onto a faint white face; across the rim it measures 0.85 of
+#: the rim band's floor and 0.50 of the cloth band's, no cloth bar is found
+#: (about 5 Lab from the wood), over the rim band the bar holds 0.58 of the
+#: line (< ``face_bar.MIN_SHARE`` 0.7; the bevel's shading crosses the rod's
+#: lightness), but the face's outline is notched 0.44 token radii deep
+#: toward the rim's streak.  The rule runs last of the stick rules; with
+#: theirs off it stops four older stick cases too (1237331 640x480, 1461030
+#: 1280x720, 1463193 800x600, 20362 1280x720).  A/B on fresh 1520000-1520599
+#: (stick and four flat 800x600, black lacquer, wood cloth): no reading
+#: changed.  False: as before.
+FAINT_NOTCH_TO_RIM_UNCERTAIN = True
 #: Angles round the face at which its edge is found (one per 5 degrees).
 FACE_NOTCH_ANGLES = 72
 #: The edge is looked for out to this many token radii from the centre ...
@@ -946,6 +964,17 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
             return ("uncertain", f"a straight bar runs over a face and on across the plate's rim "
                     f"({bar.share:.0%} of the line on the bar, its colour {bar.colour_diff_lab:.0f} Lab apart over "
                     f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
+    # Last of the stick rules: a rod that the rules above miss may still cut into a faint face.
+    if FAINT_NOTCH_TO_RIM_UNCERTAIN:
+        faint_faces = [c for c in flat if not (c.kind == "disc" and c.found_by == "blob")]
+        streaks = rim_streaks(view, r, plate.frame_size) if faint_faces else None
+        if streaks is not None and streaks.any():
+            deepest = max(faint_notch_to_rim(view.residual, streaks, c.x, c.y, r, view.plate_radius_px)
+                          for c in faint_faces)
+            if deepest > 0.0:
+                return ("uncertain", f"a faint face's outline is notched {deepest:.2f} token radii deep toward a "
+                        f"streak across the plate's rim: a stick may lie over it, read again when it has left",
+                        cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 
@@ -1038,6 +1067,16 @@ def face_notch_depth(residual: np.ndarray, x: float, y: float, token_r: float) -
     """
     if not (math.isfinite(token_r) and token_r > 0):
         raise ValueError(f"token_r: expected a finite value > 0, got {token_r}")
+    edge = _face_edge(residual, x, y, token_r)
+    if edge is None:
+        return 0.0
+    return float(max(0.0, np.median(edge) - edge.min()) / token_r)
+
+
+def _face_edge(residual: np.ndarray, x: float, y: float, token_r: float) -> np.ndarray | None:
+    """The face's edge radius at each of ``FACE_NOTCH_ANGLES`` angles, canvas
+    pixels, as :func:`face_notch_depth` measures it; None where that measures 0
+    for want of a core colour."""
     h, w = residual.shape[:2]
     reach = FACE_NOTCH_REACH_RADII * token_r
     x0, x1 = max(0, int(math.floor(x - reach)) - 1), min(w, int(math.ceil(x + reach)) + 2)
@@ -1046,21 +1085,57 @@ def face_notch_depth(residual: np.ndarray, x: float, y: float, token_r: float) -
     rr, cc = np.mgrid[y0:y1, x0:x1]
     core = (cc - x) ** 2 + (rr - y) ** 2 < (FACE_NOTCH_CORE_RADII * token_r) ** 2
     if not core.any():
-        return 0.0
+        return None
     face = np.median(box[core], axis=0).astype(np.float64)
     norm = float(face @ face)
     if norm <= 0.0:
-        return 0.0
+        return None
     theta = np.arange(FACE_NOTCH_ANGLES) * (2.0 * math.pi / FACE_NOTCH_ANGLES)
     radii = np.arange(0.0, reach, FACE_NOTCH_STEP_PX)
     map_x = ((x - x0) + radii[:, None] * np.cos(theta)[None, :]).astype(np.float32)
     map_y = ((y - y0) + radii[:, None] * np.sin(theta)[None, :]).astype(np.float32)
     samples = cv2.remap(box, map_x, map_y, interpolation=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    share = (samples.astype(np.float64) @ face) / norm  # (radii, angles)
+    share = (samples.astype(np.float64) @ face) / norm
     ended = share < FACE_NOTCH_FACE_SHARE
-    ended[0] = False  # the centre itself is the face's
-    edge = np.where(ended.any(axis=0), radii[np.argmax(ended, axis=0)], radii[-1])
-    return float(max(0.0, np.median(edge) - edge.min()) / token_r)
+    ended[0] = False
+    return np.where(ended.any(axis=0), radii[np.argmax(ended, axis=0)], radii[-1])
+
+
+def faint_notch_to_rim(residual: np.ndarray, streaks: np.ndarray, x: float, y: float, token_r: float,
+                       plate_r: float) -> float:
+    """The depth (token radii) of a face's notch that points at a streak across
+    the rim band (``FAINT_NOTCH_TO_RIM_UNCERTAIN``), or 0.0.
+
+    The notch's angles are those where the face's edge (as
+    :func:`face_notch_depth` finds it) ends ``FACE_NOTCH_MIN_DEPTH_RADII`` or
+    more short of its median; the notch points at the rim when a ray from the
+    face's centre at one of them meets :func:`vision.rim.rim_streaks`' pixels
+    (``streaks``) within the rim band: a rod from outside the plate, faint
+    across the rim and over the plate, cut into the face where it lies on it.
+    """
+    if not (math.isfinite(token_r) and token_r > 0 and math.isfinite(plate_r) and plate_r > 0):
+        raise ValueError(f"token_r, plate_r: expected finite values > 0, got {token_r}, {plate_r}")
+    if not streaks.any():
+        return 0.0
+    edge = _face_edge(residual, x, y, token_r)
+    if edge is None:
+        return 0.0
+    depth = (np.median(edge) - edge) / token_r
+    notch = np.flatnonzero(depth >= FACE_NOTCH_MIN_DEPTH_RADII)
+    if notch.size == 0:
+        return 0.0
+    n = streaks.shape[0]
+    c = n / 2.0 - 0.5
+    theta = notch * (2.0 * math.pi / FACE_NOTCH_ANGLES)
+    s = np.arange(0.0, 2.0 * plate_r, 1.0)
+    px = x + s[None, :] * np.cos(theta)[:, None]
+    py = y + s[None, :] * np.sin(theta)[:, None]
+    rad = np.hypot(px - c, py - c)
+    in_band = (rad >= RIM_BAND_FRAC[0] * plate_r) & (rad <= RIM_BAND_FRAC[1] * plate_r)
+    ix = np.clip(np.rint(px).astype(np.intp), 0, n - 1)
+    iy = np.clip(np.rint(py).astype(np.intp), 0, n - 1)
+    hits = (streaks[iy, ix] & in_band).any(axis=1)
+    return float(depth[notch][hits].max()) if hits.any() else 0.0
 
 
 def _whites_opposed(view: CanonicalView, cands: list[Candidate], faces: list[FaceReading | None],
