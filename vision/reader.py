@@ -849,13 +849,6 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         if deepest >= FACE_NOTCH_MIN_DEPTH_RADII:
             return ("uncertain", f"a face's outline is notched {deepest:.2f} token radii deep: a stick or a hand may "
                     f"lie over it, read again when it has left", cands, faces, 0.5)
-    if BLIND_BLOB_SEARCH_UNCERTAIN and flat:
-        threshold = blob_threshold(view)
-        # (at its floor, BLOB_MIN_DELTA_E, the plate model fits: the faces are
-        # faint, as four whites on a white plate, and a hand shows as a blob)
-        if threshold > max(BLOB_MIN_DELTA_E, max(c.contrast for c in flat)):
-            return ("uncertain", f"the plate's colour varies too much to see a hand or stick on it (the blob search "
-                    f"needs {threshold:.0f} Lab units, more than any face shows): check by hand", cands, faces, 0.5)
     undecided = [f for f in faces if f is not None and f.face == "unknown"]
     if undecided:
         each = "; ".join(f"a* {f.delta_a:+.1f} and L* {f.delta_l:+.1f} from the plate, chroma {f.chroma:.1f}"
@@ -975,6 +968,15 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 return ("uncertain", f"a faint face's outline is notched {deepest:.2f} token radii deep toward a "
                         f"streak across the plate's rim: a stick may lie over it, read again when it has left",
                         cands, faces, 0.5)
+    # Last: every rule above passed, but one that looks for a hand or a stick
+    # on the plate may have had nothing to look at.
+    if BLIND_BLOB_SEARCH_UNCERTAIN and flat:
+        threshold = blob_threshold(view)
+        # (at its floor, BLOB_MIN_DELTA_E, the plate model fits: the faces are
+        # faint, as four whites on a white plate, and a hand shows as a blob)
+        if threshold > max(BLOB_MIN_DELTA_E, max(c.contrast for c in flat)):
+            return ("uncertain", f"the plate's colour varies too much to see a hand or stick on it (the blob search "
+                    f"needs {threshold:.0f} Lab units, more than any face shows): check by hand", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
     return "outcome", "four flat tokens, every face decisive", cands, faces, conf
 
