@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import math
 
+from vision import reader
 from vision import tokens
 from vision.reader import read_frame, search_tokens
 from vision.canonical import make_canonical_view
@@ -46,6 +47,8 @@ def test_a_fifth_red_face_whose_region_leaks_into_the_shading_stops_the_outcome(
     assert [c.kind for c in search.candidates] == ["faint"] * 4
     # the rule is what stops it: without it, four whites read as an outcome of 0 red
     monkeypatch.setattr(tokens, "OTHER_COLOUR_SUSPECT_MIN_CONTRAST", math.inf)
+    # (BLIND_BLOB_SEARCH_UNCERTAIN, its faces under the blob search's threshold, stops it too: off here)
+    monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
     wrong = read_frame(scene.image)
     assert (wrong.verdict, wrong.red) == ("outcome", 0)
 
@@ -66,6 +69,8 @@ def test_highlights_redder_than_the_faces_but_not_than_the_plate_are_no_suspect(
     ceiling in red with no red in view, so since the fourteenth round it
     abstains: that rule off here, this test is about the plate bound.)"""
     scene = render_scene(150127, "outcome", size=(640, 480))
+    # (its faces are under the blob search's threshold, which BLIND_BLOB_SEARCH_UNCERTAIN stops on its own: off here, this test is about the plate bound)
+    monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
     monkeypatch.setattr(tokens, "OTHER_COLOUR_SUSPECT_MIN_DELTA_A", -math.inf)

@@ -156,6 +156,8 @@ def test_reds_washed_out_past_the_ceiling_are_no_wrong_outcome(seed, conditions)
 def test_without_the_rule_they_were_wrong_outcomes(seed, conditions, monkeypatch):
     monkeypatch.setattr(reader, "WHITE_CEILING_RED_LEVEL", 256.0)
     monkeypatch.setattr(faces, "WHITE_MAX_SPREAD_B", math.inf)  # the yellowness check (430108) off too
+    # (BLIND_BLOB_SEARCH_UNCERTAIN, its faces under the blob search's threshold, stops it too: off here)
+    monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
     scene = render_scene(seed, "outcome", size=(1280, 720), conditions=conditions)
     got = read_frame(scene.image)
     assert got.verdict == "outcome" and got.red != scene.label["red"], (got.verdict, got.red)
