@@ -312,8 +312,9 @@ def test_rim_streaks_without_a_bar_over_a_face_keep_the_outcome(monkeypatch):
     view, search, plate = seen["view"], seen["search"], seen["plate"]
     r = search.token_radius_px
     flat = [c for c in search.candidates if c.kind in reader.FLAT_KINDS]
-    assert len(flat) == 4 and rim_streaks(view, r, plate.frame_size).any()
-    assert reader._rim_face_bars(view, flat, r, plate.frame_size) == fb.NO_BAR
+    streaks = rim_streaks(view, r, plate.frame_size)
+    assert len(flat) == 4 and streaks.any()
+    assert reader._rim_face_bars(view, flat, r, streaks) == fb.NO_BAR
 
 
 def _tip_past_nearest(offset_radii: float, past_radii: float, angle_deg: float = 210.0, face_at=(100.0, 120.0)):

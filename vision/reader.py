@@ -948,26 +948,23 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if FACE_BAR_UNCERTAIN:
         bar = _face_bars(view, flat, r, plate.frame_size)
         if bar.share > 0.0:
-            return ("uncertain", f"a straight bar runs over a face and on out over the cloth beyond the plate "
-                    f"({bar.share:.0%} of the line on the bar, its colour {bar.colour_diff_lab:.0f} Lab apart over "
-                    f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
+            return "uncertain", _bar_reason(bar, "on out over the cloth beyond the plate"), cands, faces, 0.5
+    # The rim's streaks serve the two rules below: found once, where either needs them.
+    faint_faces = [c for c in flat if not (c.kind == "disc" and c.found_by == "blob")]
+    streaks = (rim_streaks(view, r, plate.frame_size)
+               if flat and (RIM_BAR_UNCERTAIN or (FAINT_NOTCH_TO_RIM_UNCERTAIN and faint_faces)) else None)
     if RIM_BAR_UNCERTAIN:
-        bar = _rim_face_bars(view, flat, r, plate.frame_size)
+        bar = _rim_face_bars(view, flat, r, streaks)
         if bar.share > 0.0:
-            return ("uncertain", f"a straight bar runs over a face and on across the plate's rim "
-                    f"({bar.share:.0%} of the line on the bar, its colour {bar.colour_diff_lab:.0f} Lab apart over "
-                    f"the two): a stick may lie over it, read again when it has left", cands, faces, 0.5)
+            return "uncertain", _bar_reason(bar, "on across the plate's rim"), cands, faces, 0.5
     # Last of the stick rules: a rod that the rules above miss may still cut into a faint face.
-    if FAINT_NOTCH_TO_RIM_UNCERTAIN:
-        faint_faces = [c for c in flat if not (c.kind == "disc" and c.found_by == "blob")]
-        streaks = rim_streaks(view, r, plate.frame_size) if faint_faces else None
-        if streaks is not None and streaks.any():
-            deepest = max(faint_notch_to_rim(view.residual, streaks, c.x, c.y, r, view.plate_radius_px)
-                          for c in faint_faces)
-            if deepest > 0.0:
-                return ("uncertain", f"a faint face's outline is notched {deepest:.2f} token radii deep toward a "
-                        f"streak across the plate's rim: a stick may lie over it, read again when it has left",
-                        cands, faces, 0.5)
+    if FAINT_NOTCH_TO_RIM_UNCERTAIN and faint_faces and streaks is not None and streaks.any():
+        deepest = max(faint_notch_to_rim(view.residual, streaks, c.x, c.y, r, view.plate_radius_px)
+                      for c in faint_faces)
+        if deepest > 0.0:
+            return ("uncertain", f"a faint face's outline is notched {deepest:.2f} token radii deep toward a "
+                    f"streak across the plate's rim: a stick may lie over it, read again when it has left",
+                    cands, faces, 0.5)
     # Last: every rule above passed, but one that looks for a hand or a stick
     # on the plate may have had nothing to look at.
     if BLIND_BLOB_SEARCH_UNCERTAIN and flat:
@@ -1029,17 +1026,20 @@ def _face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,
 
 
 def _rim_face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,
-                   frame_size: tuple[int, int]) -> _face_bar.BarFind:
+                   streaks: np.ndarray | None) -> _face_bar.BarFind:
     """The strongest straight bar over a flat face and across the rim band
-    (``RIM_BAR_UNCERTAIN``; :func:`vision.face_bar.rim_face_bar`), or
-    ``NO_BAR``."""
-    if not flat:
-        return _face_bar.NO_BAR
-    streaks = rim_streaks(view, token_r, frame_size)
-    if not streaks.any():
+    (``RIM_BAR_UNCERTAIN``; :func:`vision.face_bar.rim_face_bar`) on the rim's
+    ``streaks`` (:func:`vision.rim.rim_streaks` of ``view``), or ``NO_BAR``."""
+    if not flat or streaks is None or not streaks.any():
         return _face_bar.NO_BAR
     finds = [_face_bar.rim_face_bar(view.lab, streaks, c.x, c.y, token_r, view.plate_radius_px) for c in flat]
     return max(finds, key=lambda b: b.share)
+
+
+def _bar_reason(bar: _face_bar.BarFind, beyond: str) -> str:
+    """The reason given for a straight bar over a face that runs ``beyond``."""
+    return (f"a straight bar runs over a face and {beyond} ({bar.share:.0%} of the line on the bar, its colour "
+            f"{bar.colour_diff_lab:.0f} Lab apart over the two): a stick may lie over it, read again when it has left")
 
 
 def face_notch_depth(residual: np.ndarray, x: float, y: float, token_r: float) -> float:
