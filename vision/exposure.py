@@ -61,6 +61,32 @@ def linear_light(level):
     return (level / 255.0) ** LEVEL_GAMMA
 
 
+def at_ceiling(bgr: np.ndarray) -> np.ndarray:
+    """Pixels at the sensor's ceiling.
+
+    Parameters
+    ----------
+    bgr : ndarray, uint8, (H, W, 3)
+        BGR levels, 0-255.
+
+    Returns
+    -------
+    ndarray, bool, (H, W)
+        True where ``SATURATED_MIN_CHANNELS`` channels of the
+        ``SATURATED_MEDIAN_PX`` square's median are ``SATURATED_MIN_LEVEL`` or
+        more (the median so that noise and JPEG holes do not cut a clipped
+        region up).
+    """
+    levels = cv2.medianBlur(bgr, SATURATED_MEDIAN_PX) if SATURATED_MEDIAN_PX > 1 else bgr
+    # = (levels >= SATURATED_MIN_LEVEL).sum(axis=2, dtype=np.uint8): the same
+    # 0..3 counts, on contiguous channel planes (a sum over the short last
+    # axis is ~20x slower)
+    counts = np.zeros(bgr.shape[:2], np.uint8)
+    for plane in cv2.split(levels):
+        counts += (plane >= SATURATED_MIN_LEVEL).view(np.uint8)
+    return counts >= SATURATED_MIN_CHANNELS
+
+
 def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float,
                    found: list[tuple[float, float]], token_r: float) -> float:
     """How large a face could hide where the plate is at the sensor's ceiling.
@@ -117,15 +143,9 @@ def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: floa
     # over the pixels of an (N, 3) array is ~30x slower)
     if sum(int(plane.max()) >= SATURATED_MIN_LEVEL for plane in cv2.split(box)) < SATURATED_MIN_CHANNELS:
         return 0.0
-    # = (levels >= SATURATED_MIN_LEVEL).sum(axis=2, dtype=np.uint8): the same
-    # 0..3 counts, on contiguous channel planes (a sum over the short last
-    # axis is ~20x slower)
-    clipped = np.zeros(bgr.shape[:2], np.uint8)
-    levels = cv2.medianBlur(box, SATURATED_MEDIAN_PX) if SATURATED_MEDIAN_PX > 1 else box
-    counts = clipped[y0:y1, x0:x1]
-    for plane in cv2.split(levels):
-        counts += (plane >= SATURATED_MIN_LEVEL).view(np.uint8)
-    room = (clipped >= SATURATED_MIN_CHANNELS) & well
+    clipped = np.zeros(bgr.shape[:2], bool)
+    clipped[y0:y1, x0:x1] = at_ceiling(box)
+    room = clipped & well
     if not room.any():
         return 0.0
     room = room.astype(np.uint8)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from .exposure import SATURATED_MEDIAN_PX, SATURATED_MIN_CHANNELS, SATURATED_MIN_LEVEL, SATURATED_WELL_FRAC
+from .exposure import SATURATED_WELL_FRAC, at_ceiling
 from .outline import OUTLINE_RADIUS_FACTORS, outline_response, shadow_side_contrast
 
 #: Switch of the rule (:func:`ceiling_cleared_by_outlines`): False keeps every
@@ -73,16 +73,13 @@ def clipped_mask(bgr: np.ndarray) -> np.ndarray:
     -------
     ndarray, bool, (S, S)
         True where ``SATURATED_MIN_CHANNELS`` channels of the
-        ``SATURATED_MEDIAN_PX`` median are at least ``SATURATED_MIN_LEVEL``.
+        ``SATURATED_MEDIAN_PX`` median are at least ``SATURATED_MIN_LEVEL``
+        (:func:`vision.exposure.at_ceiling`).
     """
     if not (isinstance(bgr, np.ndarray) and bgr.dtype == np.uint8 and bgr.ndim == 3 and bgr.shape[2] == 3):
         raise ValueError(f"bgr: expected uint8 (S, S, 3), got {getattr(bgr, 'dtype', type(bgr))} "
                          f"{getattr(bgr, 'shape', '')}")
-    levels = cv2.medianBlur(bgr, SATURATED_MEDIAN_PX) if SATURATED_MEDIAN_PX > 1 else bgr
-    counts = np.zeros(bgr.shape[:2], np.uint8)
-    for plane in cv2.split(levels):
-        counts += (plane >= SATURATED_MIN_LEVEL).view(np.uint8)
-    return counts >= SATURATED_MIN_CHANNELS
+    return at_ceiling(bgr)
 
 
 def _disc(shape: tuple[int, int], centres: list[tuple[float, float]], radius_px: float) -> np.ndarray:
