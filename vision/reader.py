@@ -37,7 +37,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
 from .io import to_bgr8
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
-from .rim import RIM_BAND_FRAC, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
+from .rim import RIM_BAND_FRAC, RimBands, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
 from .shading import without_shading
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
@@ -778,13 +778,15 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # across the rim, or on the cloth right outside it, it does.  A token
     # against the well's wall reaches into the rim band: a crossing there
     # beside a token found is that token.
-    crossing = [k for k in rim_crossings(view, r, plate.frame_size)
+    # the rim and cloth bands, sampled once for the three band measures here and below
+    bands = RimBands(view, r, plate.frame_size)
+    crossing = [k for k in rim_crossings(view, r, plate.frame_size, bands=bands)
                 if k.band in ("cloth", "both")
                 or all(math.hypot(k.x - c.x, k.y - c.y) > RIM_TOKEN_REACH_RADII * r for c in tokenish)]
     if crossing:
         return ("uncertain", f"something lies across the plate's rim ({len(crossing)} place(s); a stick or a "
                 f"hand): read again when it has left", cands, faces, 0.5)
-    hidden = (rim_hidden_arcs(view, r, plate.frame_size, _outline_seen_as_cloth(view, plate))
+    hidden = (rim_hidden_arcs(view, r, plate.frame_size, _outline_seen_as_cloth(view, plate), bands=bands)
               if RIM_HIDDEN_UNCERTAIN else [])
     if hidden:
         longest = max(hidden, key=lambda h: h.length_radii)
@@ -951,7 +953,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
             return "uncertain", _bar_reason(bar, "on out over the cloth beyond the plate"), cands, faces, 0.5
     # The rim's streaks serve the two rules below: found once, where either needs them.
     faint_faces = [c for c in flat if not (c.kind == "disc" and c.found_by == "blob")]
-    streaks = (rim_streaks(view, r, plate.frame_size)
+    streaks = (rim_streaks(view, r, plate.frame_size, bands=bands)
                if flat and (RIM_BAR_UNCERTAIN or (FAINT_NOTCH_TO_RIM_UNCERTAIN and faint_faces)) else None)
     if RIM_BAR_UNCERTAIN:
         bar = _rim_face_bars(view, flat, r, streaks)

@@ -21,6 +21,7 @@ on the wood cloth against 13.1).
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -144,8 +145,94 @@ def _visible_angles(view: CanonicalView, map_x: np.ndarray, map_y: np.ndarray,
     return view.in_source_frame(map_x.astype(np.float64), map_y.astype(np.float64), frame_size).all(axis=0)
 
 
+class RimBands:
+    """The rim and cloth bands of one view, sampled once for the three band
+    measures (:func:`rim_crossings`, :func:`rim_streaks`,
+    :func:`rim_hidden_arcs`) on one frame.
+
+    Each band's polar samples of ``view.lab``, its visible angles and its
+    :func:`_band_profile` are made on first use and kept: the same
+    arrays each measure would make on its own, bit for bit.  Read-only.
+
+    Parameters
+    ----------
+    view : CanonicalView
+        The canonical view (its ``lab``, CIE Lab).
+    token_radius_px : float
+        The frame's face radius, canonical pixels (> 0).
+    frame_size : (int, int) or None
+        Source frame (width, height), as the measures take it.
+
+    Raises
+    ------
+    TypeError
+        ``view`` not a CanonicalView.
+    ValueError
+        ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
+        pixel counts > 0.
+    """
+
+    def __init__(self, view: CanonicalView, token_radius_px: float,
+                 frame_size: tuple[int, int] | None = None) -> None:
+        _check_band_args(view, token_radius_px, frame_size)
+        self.view = view
+        self.token_radius_px = token_radius_px
+        self.frame_size = frame_size
+        self._samples: dict[str, np.ndarray] = {}
+        self._visible: dict[str, np.ndarray] = {}
+        self._measures: dict[str, _BandMeasure | None] = {}
+
+    def grid(self, band: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The band's :func:`_polar_grid` (map_x, map_y, theta)."""
+        return _polar_grid(self.view.canvas_px, float(self.view.plate_radius_px), BANDS_FRAC[band])
+
+    def samples(self, band: str) -> np.ndarray:
+        """``view.lab`` on the band's grid, float32 (radii, angles, 3); read-only."""
+        got = self._samples.get(band)
+        if got is None:
+            map_x, map_y, _ = self.grid(band)
+            got = cv2.remap(self.view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)
+            got.setflags(write=False)
+            self._samples[band] = got
+        return got
+
+    def visible(self, band: str) -> np.ndarray:
+        """bool (angles,): the whole band at that angle lies in the source frame
+        (all True when ``frame_size`` is None); read-only."""
+        got = self._visible.get(band)
+        if got is None:
+            if self.frame_size is None:
+                got = np.ones(RIM_ANGLE_SAMPLES, bool)
+            else:
+                map_x, map_y, _ = self.grid(band)
+                got = _visible_angles(self.view, map_x, map_y, self.frame_size)
+            got.setflags(write=False)
+            self._visible[band] = got
+        return got
+
+    def measure(self, band: str) -> _BandMeasure | None:
+        """The band's :func:`_band_profile`."""
+        if band not in self._measures:
+            self._measures[band] = _band_profile(self, band)
+        return self._measures[band]
+
+
+def _bands_for(view: CanonicalView, token_radius_px: float, frame_size: tuple[int, int] | None,
+               bands: RimBands | None) -> RimBands:
+    """``bands`` when given (checked to be of these arguments), else a new
+    :class:`RimBands` (which checks the arguments)."""
+    if bands is None:
+        return RimBands(view, token_radius_px, frame_size)
+    if not isinstance(bands, RimBands):
+        raise TypeError(f"bands: expected RimBands, got {type(bands).__name__}")
+    if bands.view is not view or bands.token_radius_px != token_radius_px or bands.frame_size != frame_size:
+        raise ValueError("bands: sampled for another view, token radius or frame size")
+    return bands
+
+
 def rim_crossings(view: CanonicalView, token_radius_px: float,
-                  frame_size: tuple[int, int] | None = None) -> list[RimCrossing]:
+                  frame_size: tuple[int, int] | None = None,
+                  bands: RimBands | None = None) -> list[RimCrossing]:
     """Narrow things across the whole rim band, or the cloth band just outside
     it: a stick, a hand, a token on the rim.
 
@@ -160,17 +247,28 @@ def rim_crossings(view: CanonicalView, token_radius_px: float,
         Source frame (width, height) in pixels: angles where the band leaves
         the frame (its pixels there are the frame's border, replicated) are
         not judged.  None: every angle is judged.
+    bands : RimBands or None
+        The bands of these arguments, sampled once for the frame's band
+        measures.  None: sampled here.
 
     Returns
     -------
     list of RimCrossing
         Strongest first; empty when nothing crosses the rim.
+
+    Raises
+    ------
+    TypeError
+        ``view`` not a CanonicalView, ``bands`` not a RimBands.
+    ValueError
+        ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
+        pixel counts > 0, ``bands`` of other arguments.
     """
-    _check_band_args(view, token_radius_px, frame_size)
+    bands = _bands_for(view, token_radius_px, frame_size, bands)
     out: list[RimCrossing] = []
     measured = {}
     for band in BANDS_FRAC:
-        m = _band_profile(view, token_radius_px, frame_size, band)
+        m = bands.measure(band)
         if m is None:
             continue
         measured[band] = m
@@ -202,14 +300,14 @@ def _wrapped(a: np.ndarray, half: int) -> np.ndarray:
     return np.concatenate([a[:, -half:], a, a[:, :half]], axis=1)
 
 
-def _band_profile(view: CanonicalView, token_radius_px: float, frame_size: tuple[int, int] | None,
-                  band: str) -> _BandMeasure | None:
+def _band_profile(bands: RimBands, band: str) -> _BandMeasure | None:
     """One band's measure for :func:`rim_crossings`, or None when no angle of
     the band is in the frame."""
     band_frac = BANDS_FRAC[band]
-    R = view.plate_radius_px
-    map_x, map_y, theta = _polar_grid(view.canvas_px, float(R), band_frac)
-    lab = cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR)  # (radii, angles, 3)
+    R = bands.view.plate_radius_px
+    token_radius_px = bands.token_radius_px
+    _, _, theta = bands.grid(band)
+    lab = bands.samples(band)  # (radii, angles, 3)
     mid_r = float(np.mean(band_frac)) * R
     # the band's slow variation around the plate: a circular box mean per radius
     step = 2 * math.pi * mid_r / RIM_ANGLE_SAMPLES  # px of arc per sample
@@ -221,8 +319,7 @@ def _band_profile(view: CanonicalView, token_radius_px: float, frame_size: tuple
     slant = np.ones((1, 2 * RIM_SLANT_SAMPLES + 1), np.uint8)
     widened = cv2.dilate(_wrapped(strength, RIM_SLANT_SAMPLES), slant)[:, RIM_SLANT_SAMPLES:-RIM_SLANT_SAMPLES]
     profile = widened.min(axis=0)  # (angles,): the weakest radius at each angle
-    visible = (np.ones(RIM_ANGLE_SAMPLES, bool) if frame_size is None
-               else _visible_angles(view, map_x, map_y, frame_size))
+    visible = bands.visible(band)
     if not visible.any():
         return None
     noise = float(np.median(profile[visible]))
@@ -284,7 +381,7 @@ STREAK_HALF_WIDTH_RADII = 0.3
 
 
 def rim_streaks(view: CanonicalView, token_radius_px: float,
-                frame_size: tuple[int, int] | None = None) -> np.ndarray:
+                frame_size: tuple[int, int] | None = None, bands: RimBands | None = None) -> np.ndarray:
     """The rim band's pixels (``RIM_BAND_FRAC``) at angles where something
     narrow crosses it at ``STREAK_FLOOR_SHARE`` or more of the rim-crossing
     floor: where a rod may cross the rim, to be confirmed by a bar over a face
@@ -299,6 +396,9 @@ def rim_streaks(view: CanonicalView, token_radius_px: float,
     frame_size : (int, int) or None
         Source frame (width, height): angles where the band leaves the frame
         are left out.  None: every angle.
+    bands : RimBands or None
+        The bands of these arguments, sampled once for the frame's band
+        measures.  None: sampled here.
 
     Returns
     -------
@@ -309,15 +409,15 @@ def rim_streaks(view: CanonicalView, token_radius_px: float,
     Raises
     ------
     TypeError
-        ``view`` not a CanonicalView.
+        ``view`` not a CanonicalView, ``bands`` not a RimBands.
     ValueError
         ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
-        pixel counts > 0.
+        pixel counts > 0, ``bands`` of other arguments.
     """
-    _check_band_args(view, token_radius_px, frame_size)
+    bands = _bands_for(view, token_radius_px, frame_size, bands)
     n = view.canvas_px
     none = np.zeros((n, n), bool)
-    m = _band_profile(view, token_radius_px, frame_size, "rim")
+    m = bands.measure("rim")
     if m is None:
         return none
     above = m.visible & (m.profile >= STREAK_FLOOR_SHARE * m.floor)
@@ -326,13 +426,25 @@ def rim_streaks(view: CanonicalView, token_radius_px: float,
     half = max(1, int(round(STREAK_HALF_WIDTH_RADII * token_radius_px / m.step)))
     above = cv2.dilate(_wrapped(above[None, :].astype(np.uint8), half),
                        np.ones((1, 2 * half + 1), np.uint8))[0, half:-half] > 0
+    rad, idx = _canvas_polar(n, RIM_ANGLE_SAMPLES)
+    R = view.plate_radius_px
+    band = (rad >= RIM_BAND_FRAC[0] * R) & (rad <= RIM_BAND_FRAC[1] * R)
+    return band & above[idx]
+
+
+@functools.lru_cache(maxsize=8)
+def _canvas_polar(n: int, samples: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each pixel of an ``n`` x ``n`` canvas: its distance from the centre
+    (float64) and its angle's sample index of ``samples`` around the circle
+    (intp, 0 .. samples - 1); read-only (shared by every call)."""
     c = n / 2.0 - 0.5
     yy, xx = np.mgrid[0:n, 0:n].astype(np.float64)
     rad = np.hypot(xx - c, yy - c)
-    R = view.plate_radius_px
-    band = (rad >= RIM_BAND_FRAC[0] * R) & (rad <= RIM_BAND_FRAC[1] * R)
-    idx = np.rint(np.mod(np.arctan2(yy - c, xx - c), 2 * math.pi) / (2 * math.pi) * RIM_ANGLE_SAMPLES)
-    return band & above[idx.astype(np.intp) % RIM_ANGLE_SAMPLES]
+    idx = np.rint(np.mod(np.arctan2(yy - c, xx - c), 2 * math.pi) / (2 * math.pi) * samples)
+    idx = idx.astype(np.intp) % samples
+    for a in (rad, idx):
+        a.setflags(write=False)
+    return rad, idx
 
 
 #: :func:`rim_hidden_arcs`: at an angle, the rim band looks like the cloth band
@@ -390,19 +502,17 @@ def band_angles_deg() -> np.ndarray:
     return np.arange(RIM_ANGLE_SAMPLES) * (360.0 / RIM_ANGLE_SAMPLES)
 
 
-def _band_colours(view: CanonicalView, band: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One band's colour per angle (median Lab over its radii, (angles, 3)),
-    and its grid (map_x, map_y)."""
-    map_x, map_y, _ = _polar_grid(view.canvas_px, float(view.plate_radius_px), BANDS_FRAC[band])
-    lab = np.sort(cv2.remap(view.lab, map_x, map_y, interpolation=cv2.INTER_LINEAR), axis=0)  # (radii, angles, 3)
+def _band_colours(bands: RimBands, band: str) -> np.ndarray:
+    """One band's colour per angle (median Lab over its radii, (angles, 3))."""
+    lab = np.sort(bands.samples(band), axis=0)  # (radii, angles, 3)
     # the median per channel over the radii (a sort: np.median is four times slower here)
     k = lab.shape[0] // 2
-    return (lab[k] if lab.shape[0] % 2 else 0.5 * (lab[k - 1] + lab[k])), map_x, map_y
+    return lab[k] if lab.shape[0] % 2 else 0.5 * (lab[k - 1] + lab[k])
 
 
 def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
                     frame_size: tuple[int, int] | None = None,
-                    outline_cloth: np.ndarray | None = None) -> list[HiddenArc]:
+                    outline_cloth: np.ndarray | None = None, bands: RimBands | None = None) -> list[HiddenArc]:
     """Stretches of the rim band, wider than a token, that look like the
     cloth band just outside them: the rim hidden by something lying over it
     and on out over the cloth (a hand of the cloth's colour, which the plate
@@ -426,6 +536,9 @@ def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
         natural 1280x720: a gold rim's highlight on beige cloth matched the
         cloth band over 5.1 token radii, its outline seen all along).
         None: not used.
+    bands : RimBands or None
+        The bands of these arguments, sampled once for the frame's band
+        measures.  None: sampled here.
 
     Returns
     -------
@@ -437,20 +550,18 @@ def rim_hidden_arcs(view: CanonicalView, token_radius_px: float,
     Raises
     ------
     TypeError
-        ``view`` not a CanonicalView.
+        ``view`` not a CanonicalView, ``bands`` not a RimBands.
     ValueError
         ``token_radius_px`` not finite and > 0, ``frame_size`` not two whole
-        pixel counts > 0, ``outline_cloth`` not of ``RIM_ANGLE_SAMPLES``.
+        pixel counts > 0, ``outline_cloth`` not of ``RIM_ANGLE_SAMPLES``,
+        ``bands`` of other arguments.
     """
-    _check_band_args(view, token_radius_px, frame_size)
+    bands = _bands_for(view, token_radius_px, frame_size, bands)
     if outline_cloth is not None and np.shape(outline_cloth) != (RIM_ANGLE_SAMPLES,):
         raise ValueError(f"outline_cloth: expected shape ({RIM_ANGLE_SAMPLES},), got {np.shape(outline_cloth)}")
-    rim, rim_x, rim_y = _band_colours(view, "rim")
-    cloth, cloth_x, cloth_y = _band_colours(view, "cloth")
-    visible = np.ones(RIM_ANGLE_SAMPLES, bool)
-    if frame_size is not None:
-        visible = (_visible_angles(view, rim_x, rim_y, frame_size)
-                   & _visible_angles(view, cloth_x, cloth_y, frame_size))
+    rim = _band_colours(bands, "rim")
+    cloth = _band_colours(bands, "cloth")
+    visible = bands.visible("rim") & bands.visible("cloth")
     if not visible.any():
         return []
     diff = np.linalg.norm(rim - cloth, axis=1)
