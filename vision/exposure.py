@@ -87,9 +87,19 @@ def at_ceiling(bgr: np.ndarray) -> np.ndarray:
     return counts >= SATURATED_MIN_CHANNELS
 
 
-def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float,
-                   found: list[tuple[float, float]], token_r: float) -> float:
-    """How large a face could hide where the plate is at the sensor's ceiling.
+def _check_view_args(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float) -> None:
+    """Raise ValueError for a ``bgr``, ``radius_px`` or ``plate_radius_px`` not of a canonical view."""
+    if not (isinstance(bgr, np.ndarray) and bgr.dtype == np.uint8 and bgr.ndim == 3 and bgr.shape[2] == 3):
+        raise ValueError(f"bgr: expected uint8 (S, S, 3), got {getattr(bgr, 'dtype', type(bgr))} "
+                         f"{getattr(bgr, 'shape', '')}")
+    if np.shape(radius_px) != bgr.shape[:2]:
+        raise ValueError(f"radius_px: expected shape {bgr.shape[:2]}, got {np.shape(radius_px)}")
+    if not plate_radius_px > 0:
+        raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
+
+
+def well_at_ceiling(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float) -> np.ndarray:
+    """The well's pixels at the sensor's ceiling.
 
     Parameters
     ----------
@@ -99,33 +109,21 @@ def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: floa
         Each pixel's distance from the plate centre, canonical pixels.
     plate_radius_px : float
         Plate radius, canonical pixels (> 0).
-    found : list of (x, y)
-        Centres of the tokens found, canonical pixels; taken out to
-        ``SATURATED_FOUND_RADII`` token radii.
-    token_r : float
-        Token radius, canonical pixels (> 0).
 
     Returns
     -------
-    float
-        The radius, in token radii, of the largest disc inside the well whose
-        every pixel is at the ceiling in ``SATURATED_MIN_CHANNELS`` channels,
-        its levels the median of the ``SATURATED_MEDIAN_PX`` square around it
-        (0 when there is none).  At 1 or more a whole face fits.
+    ndarray, bool, (S, S)
+        :func:`at_ceiling` of ``bgr`` on the well (within
+        ``SATURATED_WELL_FRAC`` of the plate radius), False elsewhere: the
+        same pixels as ``at_ceiling(bgr) & well``, the median filtered on the
+        well's box only.
     """
-    if not (isinstance(bgr, np.ndarray) and bgr.dtype == np.uint8 and bgr.ndim == 3 and bgr.shape[2] == 3):
-        raise ValueError(f"bgr: expected uint8 (S, S, 3), got {getattr(bgr, 'dtype', type(bgr))} "
-                         f"{getattr(bgr, 'shape', '')}")
-    if np.shape(radius_px) != bgr.shape[:2]:
-        raise ValueError(f"radius_px: expected shape {bgr.shape[:2]}, got {np.shape(radius_px)}")
-    if not plate_radius_px > 0:
-        raise ValueError(f"plate_radius_px: expected > 0, got {plate_radius_px}")
-    if not token_r > 0:
-        raise ValueError(f"token_r: expected > 0, got {token_r}")
+    _check_view_args(bgr, radius_px, plate_radius_px)
     well = radius_px < SATURATED_WELL_FRAC * plate_radius_px
+    clipped = np.zeros(bgr.shape[:2], bool)
     rows, cols = np.flatnonzero(well.any(axis=1)), np.flatnonzero(well.any(axis=0))
     if rows.size == 0:
-        return 0.0
+        return clipped
     # The levels are needed on the well only: its bounding box, grown by the
     # median's reach so that every well pixel's square lies inside (where the
     # box meets the canvas's edge, the edge replicates as on the whole view),
@@ -142,13 +140,52 @@ def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: floa
     # (each channel's maximum on its own contiguous plane: NumPy's maximum
     # over the pixels of an (N, 3) array is ~30x slower)
     if sum(int(plane.max()) >= SATURATED_MIN_LEVEL for plane in cv2.split(box)) < SATURATED_MIN_CHANNELS:
-        return 0.0
-    clipped = np.zeros(bgr.shape[:2], bool)
+        return clipped
     clipped[y0:y1, x0:x1] = at_ceiling(box)
-    room = clipped & well
-    if not room.any():
+    clipped &= well
+    return clipped
+
+
+def saturated_room(bgr: np.ndarray, radius_px: np.ndarray, plate_radius_px: float,
+                   found: list[tuple[float, float]], token_r: float, clipped: np.ndarray | None = None) -> float:
+    """How large a face could hide where the plate is at the sensor's ceiling.
+
+    Parameters
+    ----------
+    bgr : ndarray, uint8, (S, S, 3)
+        The canonical view's colour image, BGR.
+    radius_px : ndarray, float, (S, S)
+        Each pixel's distance from the plate centre, canonical pixels.
+    plate_radius_px : float
+        Plate radius, canonical pixels (> 0).
+    found : list of (x, y)
+        Centres of the tokens found, canonical pixels; taken out to
+        ``SATURATED_FOUND_RADII`` token radii.
+    token_r : float
+        Token radius, canonical pixels (> 0).
+    clipped : ndarray, bool, (S, S), or None
+        :func:`well_at_ceiling` of ``bgr``, ``radius_px`` and
+        ``plate_radius_px``, when the caller has it (it is used as given).
+        None: found here.
+
+    Returns
+    -------
+    float
+        The radius, in token radii, of the largest disc inside the well whose
+        every pixel is at the ceiling in ``SATURATED_MIN_CHANNELS`` channels,
+        its levels the median of the ``SATURATED_MEDIAN_PX`` square around it
+        (0 when there is none).  At 1 or more a whole face fits.
+    """
+    _check_view_args(bgr, radius_px, plate_radius_px)
+    if not token_r > 0:
+        raise ValueError(f"token_r: expected > 0, got {token_r}")
+    if clipped is None:
+        clipped = well_at_ceiling(bgr, radius_px, plate_radius_px)
+    elif np.shape(clipped) != bgr.shape[:2]:
+        raise ValueError(f"clipped: expected shape {bgr.shape[:2]}, got {np.shape(clipped)}")
+    if not clipped.any():
         return 0.0
-    room = room.astype(np.uint8)
+    room = clipped.astype(np.uint8)  # a copy: the caller's mask is not drawn on
     for x, y in found:
         cv2.circle(room, (int(round(x)), int(round(y))), int(round(SATURATED_FOUND_RADII * token_r)), 0,
                    thickness=cv2.FILLED)

@@ -92,7 +92,8 @@ def _disc(shape: tuple[int, int], centres: list[tuple[float, float]], radius_px:
 
 def ceiling_outline_evidence(lightness: np.ndarray, bgr: np.ndarray, radius_px: np.ndarray,
                              plate_radius_px: float, found: list[tuple[float, float]],
-                             whites: list[tuple[float, float]], token_r: float) -> tuple[float, float, int]:
+                             whites: list[tuple[float, float]], token_r: float,
+                             clipped: np.ndarray | None = None) -> tuple[float, float, int]:
     """The outlines of found whites at the ceiling, and the strongest in the clipped region.
 
     Parameters
@@ -111,6 +112,12 @@ def ceiling_outline_evidence(lightness: np.ndarray, bgr: np.ndarray, radius_px: 
         Centres of the found faces read white (a subset of ``found``).
     token_r : float
         Token radius, canonical pixels (> 2).
+    clipped : ndarray, bool, (S, S), or None
+        The pixels at the ceiling, when the caller has them: only those in
+        the well (within ``SATURATED_WELL_FRAC`` of the plate radius) are
+        read, so :func:`clipped_mask` of ``bgr`` and
+        :func:`vision.exposure.well_at_ceiling` give the same result.  None:
+        :func:`clipped_mask` of ``bgr``.
 
     Returns
     -------
@@ -132,7 +139,11 @@ def ceiling_outline_evidence(lightness: np.ndarray, bgr: np.ndarray, radius_px: 
         raise ValueError(f"lightness, radius_px: expected shape {bgr.shape[:2]}, got {np.shape(lightness)}, "
                          f"{np.shape(radius_px)}")
     shape = bgr.shape[:2]
-    clipped = clipped_mask(bgr)
+    if clipped is None:
+        clipped = clipped_mask(bgr)
+    elif np.shape(clipped) != shape:
+        raise ValueError(f"clipped: expected shape {shape}, got {np.shape(clipped)}")
+    # clipped is read only in the well: every ring below lies in it (hidden covers ~well)
     well = radius_px < SATURATED_WELL_FRAC * plate_radius_px
     references = []
     for i, (x, y) in enumerate(whites):
@@ -170,7 +181,8 @@ def ceiling_outline_evidence(lightness: np.ndarray, bgr: np.ndarray, radius_px: 
 
 def ceiling_cleared_by_outlines(lightness: np.ndarray, bgr: np.ndarray, radius_px: np.ndarray,
                                 plate_radius_px: float, found: list[tuple[float, float]],
-                                whites: list[tuple[float, float]], token_r: float) -> bool:
+                                whites: list[tuple[float, float]], token_r: float,
+                                clipped: np.ndarray | None = None) -> bool:
     """Whether the found whites' outlines show that no white token hides at the ceiling.
 
     True only when ``CEILING_OUTLINE_CLEAR`` is set, at least
@@ -186,6 +198,6 @@ def ceiling_cleared_by_outlines(lightness: np.ndarray, bgr: np.ndarray, radius_p
     if not CEILING_OUTLINE_CLEAR or len(whites) < CEILING_REF_MIN_WHITES:
         return False
     reference, strongest, n_refs = ceiling_outline_evidence(lightness, bgr, radius_px, plate_radius_px, found,
-                                                            whites, token_r)
+                                                            whites, token_r, clipped)
     return (n_refs >= CEILING_REF_MIN_WHITES and reference >= CEILING_REF_MIN_CONTRAST_L
             and strongest < CEILING_CLEAR_MAX_SHARE * reference)

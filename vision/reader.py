@@ -27,7 +27,7 @@ from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
 from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
-                       saturated_room)
+                       saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
@@ -808,9 +808,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{n_tokens} tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a token not counted (reshake if one is missing)",
                 cands, faces, 0.5)
-    def ceiling_room() -> float:
-        """Room for a face at the sensor's ceiling, token radii, the tokens found taken out (see saturated_room)."""
-        return saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r)
+    def ceiling_room(clipped: np.ndarray | None = None) -> float:
+        """Room for a face at the sensor's ceiling, token radii, the tokens found taken out (see
+        saturated_room; ``clipped``: its well_at_ceiling when already found)."""
+        return saturated_room(view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish], r,
+                              clipped)
 
     if n_tokens < TOKENS_PER_ROUND and FEWER_ON_CEILING_UNCERTAIN:
         room = ceiling_room()
@@ -936,10 +938,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"ratio {c.axis_ratio:.2f}): the faint one may lean on it or hide part of it, check that they do "
                 f"not overlap", cands, faces, 0.5)
     # Where the plate is at the sensor's ceiling, a white face cannot show.
-    room = ceiling_room()
+    # the well's pixels at the ceiling: found once, for the room and the outlines' evidence
+    clipped = well_at_ceiling(view.bgr, view.radius_px, view.plate_radius_px)
+    room = ceiling_room(clipped)
     if room >= SATURATED_ROOM_MIN_RADII and not ceiling_cleared_by_outlines(
             view.residual[..., 0], view.bgr, view.radius_px, view.plate_radius_px, [(c.x, c.y) for c in tokenish],
-            [(c.x, c.y) for c, f in zip(cands, faces) if f is not None and f.face == "white"], r):
+            [(c.x, c.y) for c, f in zip(cands, faces) if f is not None and f.face == "white"], r, clipped):
         return ("uncertain", f"the plate is over-exposed: a region {2 * room:.1f} token radii across is at the "
                 f"sensor's ceiling, where a white token would not show; lower the exposure", cands, faces, 0.5)
     washed = washed_out_whites(view, [(c, f) for c, f in zip(cands, faces) if f is not None], face_r, light)
