@@ -721,6 +721,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
            ) -> tuple[str, str, list[Candidate], list[FaceReading | None], float]:
     """Turn the stage results into a verdict.
 
+    ``search``: the token search on ``view`` (its candidates in ``view``'s
+    pixels, its ``blob_threshold_lab``, when recorded, ``view``'s).
     ``evidence``: :func:`covered_evidence` of ``view`` when the caller has it
     (it reads only ``view.lab`` and the plate's geometry).  ``light``: the
     studio's light at calibration, when a profile gives it.
@@ -974,7 +976,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # Last: every rule above passed, but one that looks for a hand or a stick
     # on the plate may have had nothing to look at.
     if BLIND_BLOB_SEARCH_UNCERTAIN and flat:
-        threshold = blob_threshold(view)
+        # the search's own (the same view's), else measured here
+        threshold = search.blob_threshold_lab if search.blob_threshold_lab is not None else blob_threshold(view)
         # (at its floor, BLOB_MIN_DELTA_E, the plate model fits: the faces are
         # faint, as four whites on a white plate, and a hand shows as a blob)
         if threshold > max(BLOB_MIN_DELTA_E, max(c.contrast for c in flat)):

@@ -537,6 +537,10 @@ class TokenSearch:
     radius_faces : tuple of (x, y)
         Centres (canonical pixels) of the clear discs whose median radius is
         ``token_radius_px`` when ``radius_source`` is ``discs``; empty otherwise.
+    blob_threshold_lab : float or None
+        :func:`blob_threshold` of the view searched (before
+        ``find_tokens``' ``min_blob_threshold_lab``), Lab units; None when
+        not recorded.
     """
 
     candidates: tuple[Candidate, ...]
@@ -544,6 +548,7 @@ class TokenSearch:
     radius_source: str
     suspects: tuple[tuple[float, float, float], ...] = ()
     radius_faces: tuple[tuple[float, float], ...] = ()
+    blob_threshold_lab: float | None = None
 
     def of_kind(self, *kinds: str) -> tuple[Candidate, ...]:
         return tuple(c for c in self.candidates if c.kind in kinds)
@@ -565,8 +570,11 @@ def _blob_threshold(view: CanonicalView) -> tuple[np.ndarray, float]:
     return inside, max(BLOB_MIN_DELTA_E, float(median) + BLOB_NOISE_UNITS * noise)
 
 
-def _blob_mask(view: CanonicalView, min_threshold_lab: float = 0.0) -> tuple[np.ndarray, float]:
-    inside, threshold = _blob_threshold(view)
+def _blob_mask(view: CanonicalView, min_threshold_lab: float = 0.0,
+               measured: tuple[np.ndarray, float] | None = None) -> tuple[np.ndarray, float]:
+    """The blob mask (uint8) and its threshold, at least ``min_threshold_lab``;
+    ``measured``: :func:`_blob_threshold` of ``view`` when the caller has it."""
+    inside, threshold = _blob_threshold(view) if measured is None else measured
     threshold = max(threshold, min_threshold_lab)
     mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
@@ -1417,7 +1425,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         raise ValueError(f"token_radius_frac: expected 0 < lo < hi < 0.5, got {token_radius_frac}")
     R = view.plate_radius_px
     lo_px, hi_px = lo_frac * R, hi_frac * R
-    mask, threshold = _blob_mask(view, min_blob_threshold_lab)
+    measured = _blob_threshold(view)
+    mask, threshold = _blob_mask(view, min_blob_threshold_lab, measured)
     blobs = _blobs(view, mask, min_area_px=0.15 * math.pi * lo_px ** 2)
 
     # 1. The token radius, from blobs that look like one flat face.
@@ -1777,7 +1786,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                     if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
     cands = _bitten_blob_faces(cands, blobs, token_r, FLAT_KINDS)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
-                       suspects=tuple(suspects), radius_faces=radius_faces)
+                       suspects=tuple(suspects), radius_faces=radius_faces, blob_threshold_lab=measured[1])
 
 
 #: The well's wall, for :func:`faces_against_wall`: canonical radii from this
