@@ -115,12 +115,14 @@ class _Blob:
 def _patch_around(residual: np.ndarray, x: float, y: float, radius_px: float
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The square of ``residual`` reaching ``radius_px`` around (x, y),
-    clipped to the canvas, with its pixels' rows and columns (``rr, cc``)."""
+    clipped to the canvas, with its pixels' rows and columns (``rr, cc``:
+    int, (h, 1) and (1, w), broadcasting to the square's (h, w) as
+    ``np.mgrid`` spells them out, with the same values)."""
     s = residual.shape[0]
     half = int(math.ceil(radius_px))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
+    rr, cc = np.ogrid[y0:y1, x0:x1]
     return residual[y0:y1, x0:x1], rr, cc
 
 

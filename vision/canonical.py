@@ -148,7 +148,7 @@ class CanonicalView:
     def in_source_frame(self, xs: np.ndarray, ys: np.ndarray, frame_size: tuple[int, int]) -> np.ndarray:
         """Which canonical points (``xs``, ``ys``, canvas pixels) map inside the
         source frame (``frame_size`` = (W, H), pixel centres 0 .. W - 1 and
-        0 .. H - 1): bool, the points' shape."""
+        0 .. H - 1): bool, the shape ``xs`` and ``ys`` broadcast to."""
         inv = np.linalg.inv(self.to_canonical)
         sw = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
         sx = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / sw

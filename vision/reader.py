@@ -1007,17 +1007,13 @@ def _outline_seen_as_cloth(view: CanonicalView, plate: PlateFit) -> np.ndarray:
     return not_cloth[sy, sx] == 0
 
 
-_CANVAS_GRIDS: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-
 def _canvas_in_frame(view: CanonicalView, frame_size: tuple[int, int]) -> np.ndarray:
     """bool (canvas, canvas): the canvas pixels that map inside the source frame."""
-    n = view.canvas_px
-    grid = _CANVAS_GRIDS.get(n)
-    if grid is None:
-        grid = _CANVAS_GRIDS[n] = tuple(g.astype(np.float32) for g in np.mgrid[0:n, 0:n])
-    yy, xx = grid
-    return view.in_source_frame(xx, yy, frame_size)
+    # the pixel columns as a row and the rows as a column, broadcast by
+    # in_source_frame: each pixel's sums and quotients are those of the full
+    # (canvas, canvas) coordinate grids, the products made once per row or column
+    axis = np.arange(view.canvas_px, dtype=np.float32)
+    return view.in_source_frame(axis[None, :], axis[:, None], frame_size)
 
 
 def _face_bars(view: CanonicalView, flat: list[Candidate], token_r: float,
