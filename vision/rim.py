@@ -211,9 +211,11 @@ class RimBands:
         return got
 
     def measure(self, band: str) -> _BandMeasure | None:
-        """The band's :func:`_band_profile`."""
+        """The band's :func:`_band_profile` (its arrays read-only)."""
         if band not in self._measures:
-            self._measures[band] = _band_profile(self, band)
+            m = self._measures[band] = _band_profile(self, band)
+            if m is not None:
+                m.profile.setflags(write=False)
         return self._measures[band]
 
 
