@@ -126,7 +126,7 @@ def fit_face_edge(residual: np.ndarray, x: float, y: float, radius_px: float,
     if x0 >= x1 or y0 >= y1:
         return NO_FIT
     patch = np.ascontiguousarray(residual[y0:y1, x0:x1], dtype=np.float32)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
+    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
     core = (cc - x) ** 2 + (rr - y) ** 2 < (FIT_CORE_RADII * radius_px) ** 2
     if not core.any():
         return NO_FIT

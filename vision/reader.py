@@ -1089,7 +1089,7 @@ def _face_edge(residual: np.ndarray, x: float, y: float, token_r: float) -> np.n
     x0, x1 = max(0, int(math.floor(x - reach)) - 1), min(w, int(math.ceil(x + reach)) + 2)
     y0, y1 = max(0, int(math.floor(y - reach)) - 1), min(h, int(math.ceil(y + reach)) + 2)
     box = np.ascontiguousarray(residual[y0:y1, x0:x1], dtype=np.float32)
-    rr, cc = np.mgrid[y0:y1, x0:x1]
+    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
     core = (cc - x) ** 2 + (rr - y) ** 2 < (FACE_NOTCH_CORE_RADII * token_r) ** 2
     if not core.any():
         return None

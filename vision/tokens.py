@@ -764,7 +764,7 @@ def _outline_near(lightness: np.ndarray, hidden: np.ndarray, responses: tuple[np
     y0, y1 = max(0, int(math.floor(y - reach))), min(s, int(math.ceil(y + reach)) + 1)
     if x0 >= x1 or y0 >= y1:
         return False
-    rr, cc = np.mgrid[y0:y1, x0:x1]
+    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
     within = ((cc - x) ** 2 + (rr - y) ** 2 <= reach ** 2) & centres[y0:y1, x0:x1]
     if not within.any():
         return False
