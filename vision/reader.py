@@ -39,6 +39,7 @@ from .plate import (PlateFit, _component_box, _component_centroid, _components_w
                     not_cloth_mask)
 from .rim import RIM_BAND_FRAC, RimBands, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
 from .shading import without_shading
+from .smooth_plate import SMOOTH_PLATE_FIT_RADIUS_FRAC, with_smooth_plate
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
 from .tokens import (BLOB_MIN_DELTA_E, DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_CORE_RADII, FLAT_FACE_MIN_AXIS_RATIO,
@@ -418,6 +419,25 @@ RIM_HIDDEN_OUTLINE_FRAC = RIM_BAND_FRAC[1]
 #: red face; threshold 99 Lab, faces 42-50) and 1492046 (a brown hand over the
 #: rim and a red face; 70.7 against 65.8) read outcomes.  False: as before.
 BLIND_BLOB_SEARCH_UNCERTAIN = True
+#: Where the ring model with its angular shading leaves the blob threshold
+#: above its floor ``BLOB_MIN_DELTA_E`` (the plate's colour runs across the
+#: well in a way the rings do not follow), the token search runs instead on
+#: a smooth 2-D model of the well (:func:`vision.smooth_plate.with_smooth_plate`:
+#: a robust cubic in the plate's coordinates per Lab channel), held to that
+#: model's own blob threshold, when that threshold is the lower of the two.
+#: On black lacquer lit from one side the threshold falls from 45-100 Lab to
+#: its floor and the faces are blobs again, and so is a hand; the rule above
+#: then judges a plate that is only smoothly shaded no more.  False: the
+#: rings and their shading alone, as before.
+SMOOTH_PLATE_MODEL = True
+#: ... only when the smooth model's blob threshold is at most this (Lab
+#: units): where it fits the well.  Fresh four flat tokens on black lacquer
+#: (1590000-1590149, 640x480) that the blind rule stopped: 14.0-18.5 on the
+#: smooth model (45-79 on the rings); a hand or a stick on the plate spoils
+#: the fit itself (fresh sticks 1590200-1590399 on wood, 800x600: 21.5-64.8
+#: where a hand lay over the well; 1514331: 74), and there the frame is
+#: read as before, the rule above judging it.
+SMOOTH_PLATE_MAX_THRESHOLD_LAB = 20.0
 #: A face's colour direction is read only where its core differs from the
 #: plate by at least this share of its disc contrast (the share below which a
 #: find's contrast comes from its surround ring alone,
@@ -976,11 +996,14 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # Last: every rule above passed, but one that looks for a hand or a stick
     # on the plate may have had nothing to look at.
     if BLIND_BLOB_SEARCH_UNCERTAIN and flat:
-        # the search's own (the same view's), else measured here
-        threshold = search.blob_threshold_lab if search.blob_threshold_lab is not None else blob_threshold(view)
+        # the well's own where the search held the rim to the rings' threshold
+        # (SMOOTH_PLATE_MODEL), else the search's own (the same view's), else measured here
+        threshold = search.well_blob_threshold_lab
+        if threshold is None:
+            threshold = search.blob_threshold_lab if search.blob_threshold_lab is not None else blob_threshold(view)
         # (at its floor, BLOB_MIN_DELTA_E, the plate model fits: the faces are
         # faint, as four whites on a white plate, and a hand shows as a blob)
-        if threshold > max(BLOB_MIN_DELTA_E, max(c.contrast for c in flat)):
+        if _blind_blob_search(threshold, flat):
             return ("uncertain", f"the plate's colour varies too much to see a hand or stick on it (the blob search "
                     f"needs {threshold:.0f} Lab units, more than any face shows): check by hand", cands, faces, 0.5)
     conf = min(max(f.p_red, 1 - f.p_red) for f in margins)
@@ -1624,7 +1647,14 @@ def search_tokens(view: CanonicalView, settings: ReaderSettings | None = None, *
     """The token search as the reader runs it: on ``view`` with its angular
     shading taken out (:func:`vision.shading.without_shading`), blobs held to
     the plain ring model's threshold (plate gloss the shading model does not
-    explain is no more a blob than it was).
+    explain is no more a blob than it was).  Where that search is blind (the
+    threshold above its floor and above every flat face's contrast) and
+    ``SMOOTH_PLATE_MODEL`` is on, the search runs again on the smooth plate
+    model (:func:`vision.smooth_plate.with_smooth_plate`) when that model's
+    threshold is lower and at most ``SMOOTH_PLATE_MAX_THRESHOLD_LAB``: held to
+    it in the well, to the rings' threshold from
+    ``smooth_plate.SMOOTH_PLATE_FIT_RADIUS_FRAC`` out (the rim's bands, which
+    the rings model).
 
     Parameters
     ----------
@@ -1640,15 +1670,35 @@ def search_tokens(view: CanonicalView, settings: ReaderSettings | None = None, *
     Returns
     -------
     (CanonicalView, TokenSearch)
-        The view searched (candidates are in its pixels) and the search.
+        The view searched (candidates are in its pixels) and the search;
+        the search's ``well_blob_threshold_lab`` is set when it ran on the
+        smooth model.
     """
     settings = ReaderSettings() if settings is None else settings
     blob_floor = blob_threshold(view)
     flat = without_shading(view)
-    search = find_tokens(flat, token_radius_frac=settings.token_radius_frac,
-                         outline_rule=settings.outline_rule if outline_rule is None else outline_rule,
+    rule = settings.outline_rule if outline_rule is None else outline_rule
+    search = find_tokens(flat, token_radius_frac=settings.token_radius_frac, outline_rule=rule,
                          outline_trace=outline_trace, min_blob_threshold_lab=blob_floor)
+    if SMOOTH_PLATE_MODEL and _blind_blob_search(blob_threshold(flat), search.of_kind(*FLAT_KINDS)):
+        smooth = with_smooth_plate(flat)
+        if smooth is not None:
+            well = blob_threshold(smooth)
+            rings = max(blob_floor, blob_threshold(flat))
+            if well < rings and well <= SMOOTH_PLATE_MAX_THRESHOLD_LAB:
+                again = find_tokens(smooth, token_radius_frac=settings.token_radius_frac, outline_rule=rule,
+                                    outline_trace=outline_trace, min_blob_threshold_lab=well,
+                                    outer_blob_threshold=(SMOOTH_PLATE_FIT_RADIUS_FRAC, rings))
+                return smooth, again
     return flat, search
+
+
+def _blind_blob_search(threshold: float, flat: list[Candidate] | tuple[Candidate, ...]) -> bool:
+    """True when the blob threshold (Lab units) is above its floor
+    ``BLOB_MIN_DELTA_E`` and above every flat face's contrast: no face is a
+    blob, and a hand no more contrasting than a face would be seen by
+    nothing (``BLIND_BLOB_SEARCH_UNCERTAIN``).  False with no flat face."""
+    return bool(flat) and threshold > max(BLOB_MIN_DELTA_E, max(c.contrast for c in flat))
 
 
 def _reading(decided: tuple, view: CanonicalView, search: TokenSearch, plate: PlateFit, t0: float) -> Reading:

@@ -541,6 +541,11 @@ class TokenSearch:
         :func:`blob_threshold` of the view searched (before
         ``find_tokens``' ``min_blob_threshold_lab``), Lab units; None when
         not recorded.
+    well_blob_threshold_lab : float or None
+        The blob threshold inside the well (Lab units) when the search held
+        the plate beyond it to another (``find_tokens``'s
+        ``outer_blob_threshold``); None otherwise (one threshold, that of
+        :func:`blob_threshold` and the search's floor).
     """
 
     candidates: tuple[Candidate, ...]
@@ -549,6 +554,7 @@ class TokenSearch:
     suspects: tuple[tuple[float, float, float], ...] = ()
     radius_faces: tuple[tuple[float, float], ...] = ()
     blob_threshold_lab: float | None = None
+    well_blob_threshold_lab: float | None = None
 
     def of_kind(self, *kinds: str) -> tuple[Candidate, ...]:
         return tuple(c for c in self.candidates if c.kind in kinds)
@@ -571,12 +577,21 @@ def _blob_threshold(view: CanonicalView) -> tuple[np.ndarray, float]:
 
 
 def _blob_mask(view: CanonicalView, min_threshold_lab: float = 0.0,
-               measured: tuple[np.ndarray, float] | None = None) -> tuple[np.ndarray, float]:
-    """The blob mask (uint8) and its threshold, at least ``min_threshold_lab``;
-    ``measured``: :func:`_blob_threshold` of ``view`` when the caller has it."""
+               measured: tuple[np.ndarray, float] | None = None,
+               outer: tuple[float, float] | None = None) -> tuple[np.ndarray, float]:
+    """Pixels above the blob threshold (at least ``min_threshold_lab``),
+    opened; and that threshold.  ``measured``: :func:`_blob_threshold` of
+    ``view`` when the caller has it.  ``outer`` (radius fraction, Lab units):
+    from that fraction of the plate radius out, pixels must also exceed that
+    threshold."""
     inside, threshold = _blob_threshold(view) if measured is None else measured
     threshold = max(threshold, min_threshold_lab)
-    mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
+    if outer is None:
+        mask = ((view.delta_e > threshold) & inside).astype(np.uint8)
+    else:
+        r_frac = view.radius_px / view.plate_radius_px
+        local = np.where(r_frac >= outer[0], max(threshold, outer[1]), threshold)
+        mask = ((view.delta_e > local) & inside).astype(np.uint8)
     mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 3)))
     return mask, threshold
 
@@ -1393,7 +1408,8 @@ def _touching_faint_pairs(cands: list[Candidate], token_r: float) -> list[Candid
 
 def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] = DEFAULT_TOKEN_RADIUS_FRAC,
                 outline_rule: OutlineRule = DEFAULT_OUTLINE_RULE, outline_trace: list | None = None,
-                min_blob_threshold_lab: float = 0.0) -> TokenSearch:
+                min_blob_threshold_lab: float = 0.0,
+                outer_blob_threshold: tuple[float, float] | None = None) -> TokenSearch:
     """Find token candidates on the plate.
 
     Parameters
@@ -1412,6 +1428,12 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         units: the reader passes the threshold of the view before its angular
         shading was taken out (:mod:`vision.shading`), so plate gloss that the
         shading model does not explain is no more a blob than it was.
+    outer_blob_threshold : (float, float) or None
+        (radius fraction, Lab units): from that fraction of the plate radius
+        out a pixel is a blob's only when it also exceeds that threshold (the
+        reader's smooth plate model, :mod:`vision.smooth_plate`, fits the
+        well, not the rim's bands; there the threshold stays the rings').
+        None: one threshold everywhere.
 
     Returns
     -------
@@ -1426,7 +1448,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     R = view.plate_radius_px
     lo_px, hi_px = lo_frac * R, hi_frac * R
     measured = _blob_threshold(view)
-    mask, threshold = _blob_mask(view, min_blob_threshold_lab, measured)
+    mask, threshold = _blob_mask(view, min_blob_threshold_lab, measured, outer_blob_threshold)
     blobs = _blobs(view, mask, min_area_px=0.15 * math.pi * lo_px ** 2)
 
     # 1. The token radius, from blobs that look like one flat face.
@@ -1786,7 +1808,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
                     if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
     cands = _bitten_blob_faces(cands, blobs, token_r, FLAT_KINDS)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
-                       suspects=tuple(suspects), radius_faces=radius_faces, blob_threshold_lab=measured[1])
+                       suspects=tuple(suspects), radius_faces=radius_faces, blob_threshold_lab=measured[1],
+                       well_blob_threshold_lab=None if outer_blob_threshold is None else float(threshold))
 
 
 #: The well's wall, for :func:`faces_against_wall`: canonical radii from this
