@@ -58,6 +58,11 @@ def test_faint_faces_beside_a_rim_streak_keep_their_outcome(monkeypatch):
     # (its faces are under the blob search's threshold, which BLIND_BLOB_SEARCH_UNCERTAIN
     # stops on its own, tests/test_hand_on_plate.py: off here, this is about the notch)
     monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
+    # on the smooth plate model (reader.SMOOTH_PLATE_MODEL) its faces are
+    # blobs, not faint, and the notch rule does not judge them; on the rings here, as found
+    on_smooth = read_frame(scene.image)
+    assert set(on_smooth.details["candidates"]) != {"faint"}, on_smooth.reason
+    monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
     assert set(got.details["candidates"]) == {"faint"}

@@ -35,6 +35,10 @@ def test_a_fifth_red_face_whose_region_leaks_into_the_shading_stops_the_outcome(
     scene = render_scene(216943, size=(640, 480))
     assert scene.label["kind"] == "five_tokens" and scene.label["verdict"] == "reshake"
     assert sorted(t["face"] for t in scene.label["tokens"]) == ["red"] + ["white"] * 4
+    # on the smooth plate model (reader.SMOOTH_PLATE_MODEL) the red face is a
+    # blob and a bar: reshake, the label's verdict.  On the rings, as found:
+    assert read_frame(scene.image).verdict == "reshake"
+    monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason
     # the suspect is the red face: within a token radius of its labelled centre
@@ -71,6 +75,11 @@ def test_highlights_redder_than_the_faces_but_not_than_the_plate_are_no_suspect(
     scene = render_scene(150127, "outcome", size=(640, 480))
     # (its faces are under the blob search's threshold, which BLIND_BLOB_SEARCH_UNCERTAIN stops on its own: off here, this test is about the plate bound)
     monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
+    # (on the smooth plate model, reader.SMOOTH_PLATE_MODEL, its whites are
+    # neither clearly red nor white against the lamp-lit plate beside them:
+    # uncertain; this test is about the plate bound on the rings, as found)
+    assert read_frame(scene.image).verdict == "uncertain"
+    monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
     monkeypatch.setattr(tokens, "OTHER_COLOUR_SUSPECT_MIN_DELTA_A", -math.inf)
