@@ -118,7 +118,10 @@ def smooth_plate_surface(lab: np.ndarray, plate_radius_px: float, degree: int = 
         return None
     keep = np.ones(values.shape[0], bool)
     for _ in range(SMOOTH_PLATE_REFITS + 1):
-        coef = np.linalg.lstsq(design[keep], values[keep], rcond=None)[0]
+        # least squares by the normal equations (terms x terms: the samples'
+        # coordinates are within a plate radius, the cubic's columns well scaled)
+        kept = design[keep]
+        coef = np.linalg.solve(kept.T @ kept, kept.T @ values[keep])
         dev = np.linalg.norm(values - design @ coef, axis=1)
         scale = 1.4826 * float(np.median(dev[keep]))
         keep = dev <= max(SMOOTH_PLATE_OUTLIER_SIGMAS * scale, SMOOTH_PLATE_MIN_OUTLIER_LAB)
@@ -126,21 +129,37 @@ def smooth_plate_surface(lab: np.ndarray, plate_radius_px: float, degree: int = 
             return None
     if keep.mean() < SMOOTH_PLATE_MIN_KEPT_SHARE:
         return None
+    # evaluated separably: sum over terms u**i v**j = V @ C @ U.T per channel
+    # (rows v, columns u), the powers of each axis once
     axis = (np.arange(s, dtype=np.float64) - c) / plate_radius_px
-    uu, vv = np.meshgrid(axis, axis)
-    return (_design(uu.ravel(), vv.ravel(), degree) @ coef).reshape(s, s, 3).astype(np.float32)
-
-
-def _ring_means(values: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
-    """Each pixel's ring mean of ``values`` (S, S, 3), the rings one canvas
-    pixel wide (``radius_px`` rounded): float64 (S, S, 3)."""
-    ring = np.rint(radius_px).astype(np.intp).ravel()
-    count = np.maximum(np.bincount(ring), 1)
-    out = np.empty(values.shape, np.float64)
+    powers = axis[:, None] ** np.arange(degree + 1)  # (S, degree + 1)
+    terms = [(d - j, j) for d in range(degree + 1) for j in range(d + 1)]  # (power of u, power of v), as _design
+    out = np.empty((s, s, 3), np.float32)
     for ch in range(3):
-        out[..., ch] = (np.bincount(ring, weights=values[..., ch].ravel().astype(np.float64)) / count)[ring].reshape(
-            radius_px.shape)
+        grid = np.zeros((degree + 1, degree + 1))
+        for (i, j), k in zip(terms, coef[:, ch]):
+            grid[j, i] = k
+        out[..., ch] = powers @ grid @ powers.T
     return out
+
+
+#: The surface's mean around each ring is taken over this many angles.
+SMOOTH_PLATE_RING_ANGLES = 64
+
+
+def _ring_means(surface: np.ndarray, radius_px: np.ndarray) -> np.ndarray:
+    """Each pixel's ring mean of ``surface`` (S, S, 3), the rings one canvas
+    pixel wide (``radius_px`` rounded), sampled at ``SMOOTH_PLATE_RING_ANGLES``
+    angles (nearest pixel): float32 (S, S, 3)."""
+    s = surface.shape[0]
+    c = s / 2.0 - 0.5
+    ring = np.minimum(np.rint(radius_px).astype(np.intp), int(s // 2))
+    theta = np.arange(SMOOTH_PLATE_RING_ANGLES) * (2.0 * np.pi / SMOOTH_PLATE_RING_ANGLES)
+    radii = np.arange(int(s // 2) + 1, dtype=np.float64)[:, None]
+    xs = np.clip(np.rint(c + radii * np.cos(theta)), 0, s - 1).astype(np.intp)
+    ys = np.clip(np.rint(c + radii * np.sin(theta)), 0, s - 1).astype(np.intp)
+    profile = surface[ys, xs].mean(axis=1, dtype=np.float64).astype(np.float32)  # (rings, 3)
+    return profile[ring]
 
 
 def with_smooth_plate(view: CanonicalView) -> CanonicalView | None:
@@ -176,10 +195,12 @@ def with_smooth_plate(view: CanonicalView) -> CanonicalView | None:
     r_frac = view.radius_px / view.plate_radius_px
     well, fit = SMOOTH_PLATE_WELL_RADIUS_FRAC, SMOOTH_PLATE_FIT_RADIUS_FRAC
     fade_lo, fade_hi = SMOOTH_PLATE_FADE_RADIUS_FRAC
-    around = (surface - _ring_means(surface, view.radius_px)) * np.clip(
-        (fade_hi - r_frac) / (fade_hi - fade_lo), 0.0, 1.0)[..., None]
-    weight = np.clip((fit - r_frac) / (fit - well), 0.0, 1.0)[..., None]
-    background = (weight * surface + (1.0 - weight) * (view.background + around)).astype(np.float32)
-    residual = (view.lab - background).astype(np.float32)
-    delta_e = np.sqrt(np.einsum("ijk,ijk->ij", residual, residual)).astype(np.float32)
+    around = surface - _ring_means(surface, view.radius_px)
+    around *= np.clip((fade_hi - r_frac) / (fade_hi - fade_lo), 0.0, 1.0).astype(np.float32)[..., None]
+    weight = np.clip((fit - r_frac) / (fit - well), 0.0, 1.0).astype(np.float32)[..., None]
+    around += view.background
+    background = weight * surface
+    background += (1.0 - weight) * around
+    residual = view.lab - background
+    delta_e = np.sqrt(np.einsum("ijk,ijk->ij", residual, residual))
     return replace(view, background=background, residual=residual, delta_e=delta_e)
