@@ -419,16 +419,20 @@ RIM_HIDDEN_OUTLINE_FRAC = RIM_BAND_FRAC[1]
 #: red face; threshold 99 Lab, faces 42-50) and 1492046 (a brown hand over the
 #: rim and a red face; 70.7 against 65.8) read outcomes.  False: as before.
 BLIND_BLOB_SEARCH_UNCERTAIN = True
-#: Where the ring model with its angular shading leaves the blob threshold
-#: above its floor ``BLOB_MIN_DELTA_E`` (the plate's colour runs across the
-#: well in a way the rings do not follow), the token search runs instead on
-#: a smooth 2-D model of the well (:func:`vision.smooth_plate.with_smooth_plate`:
-#: a robust cubic in the plate's coordinates per Lab channel), held to that
-#: model's own blob threshold, when that threshold is the lower of the two.
-#: On black lacquer lit from one side the threshold falls from 45-100 Lab to
-#: its floor and the faces are blobs again, and so is a hand; the rule above
-#: then judges a plate that is only smoothly shaded no more.  False: the
-#: rings and their shading alone, as before.
+#: Where the search on the ring model with its angular shading is blind as
+#: the rule above means it (its blob threshold above ``BLOB_MIN_DELTA_E`` and
+#: above every flat face's contrast: the plate's colour runs across the well
+#: in a way the rings do not follow), the token search runs again on a smooth
+#: 2-D model of the well (:func:`vision.smooth_plate.with_smooth_plate`: a
+#: robust cubic in the plate's coordinates per Lab channel), held to that
+#: model's own blob threshold inside ``smooth_plate.SMOOTH_PLATE_FIT_RADIUS_FRAC``
+#: of the plate radius and to the rings' beyond (the well's wall and the
+#: rim's bands, which the rings model and the cubic does not: at the smooth
+#: threshold their glaze arcs were objects across the rim, 73 of 150 fresh
+#: four-flat frames on black lacquer), when that threshold is the lower.  On
+#: black lacquer lit from one side it falls from 45-100 Lab to its floor and
+#: the faces are blobs again, and so is a hand (1492046).  False: the rings
+#: and their shading alone, as before.
 SMOOTH_PLATE_MODEL = True
 #: ... only when the smooth model's blob threshold is at most this (Lab
 #: units): where it fits the well.  Fresh four flat tokens on black lacquer

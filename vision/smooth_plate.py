@@ -14,10 +14,11 @@ Here the well's colour is fitted instead as one low-order polynomial in the
 plate's coordinates, per Lab channel, robustly: the pixels far from the fit
 (tokens, a hand, a stick) are left out and the fit is done again.  A smooth
 surface of ``SMOOTH_PLATE_DEGREE`` cannot take a token's disc or a hand's
-outline into itself; it takes the lamp's gradient.  Out from
-``SMOOTH_PLATE_FIT_RADIUS_FRAC`` (the well's wall and the rim, whose bands the
-rings model) the model blends linearly back into the view's own by
-``SMOOTH_PLATE_BLEND_RADIUS_FRAC``.
+outline into itself; it takes the lamp's gradient.  Out on the well's wall
+and the rim (from ``SMOOTH_PLATE_FIT_RADIUS_FRAC``), whose bands the rings
+model, the rings stay and the polynomial adds only its change around each
+ring (:func:`with_smooth_plate`).  The reader uses it only where the ring
+model's blob search is blind (``reader.SMOOTH_PLATE_MODEL``).
 """
 from __future__ import annotations
 
