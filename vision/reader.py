@@ -431,8 +431,12 @@ BLIND_BLOB_SEARCH_UNCERTAIN = True
 #: threshold their glaze arcs were objects across the rim, 73 of 150 fresh
 #: four-flat frames on black lacquer), when that threshold is the lower.  On
 #: black lacquer lit from one side it falls from 45-100 Lab to its floor and
-#: the faces are blobs again, and so is a hand (1492046).  False: the rings
-#: and their shading alone, as before.
+#: the faces are blobs again, and so is a hand (1492046).  A/B against False
+#: on fresh seeds (2026-12-05, 61ce905): four flat on black lacquer
+#: 1595000-1595399 at 640x480 185 -> 205 right; sticks on black lacquer on
+#: wood 1596000-1596399 at 800x600 181 -> 182; natural mix 1597000-1597399 at
+#: 1280x720 284 and 284; 0 wrong on either side.  False: the rings and their
+#: shading alone, as before.
 SMOOTH_PLATE_MODEL = True
 #: ... only when the smooth model's blob threshold is at most this (Lab
 #: units): where it fits the well.  Fresh four flat tokens on black lacquer
