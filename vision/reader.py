@@ -1688,11 +1688,13 @@ def search_tokens(view: CanonicalView, settings: ReaderSettings | None = None, *
     rule = settings.outline_rule if outline_rule is None else outline_rule
     search = find_tokens(flat, token_radius_frac=settings.token_radius_frac, outline_rule=rule,
                          outline_trace=outline_trace, min_blob_threshold_lab=blob_floor)
-    if SMOOTH_PLATE_MODEL and _blind_blob_search(blob_threshold(flat), search.of_kind(*FLAT_KINDS)):
+    # (the search records blob_threshold of the view it searched, ``flat``)
+    searched = search.blob_threshold_lab if search.blob_threshold_lab is not None else blob_threshold(flat)
+    if SMOOTH_PLATE_MODEL and _blind_blob_search(searched, search.of_kind(*FLAT_KINDS)):
         smooth = with_smooth_plate(flat)
         if smooth is not None:
             well = blob_threshold(smooth)
-            rings = max(blob_floor, blob_threshold(flat))
+            rings = max(blob_floor, searched)
             if well < rings and well <= SMOOTH_PLATE_MAX_THRESHOLD_LAB:
                 again = find_tokens(smooth, token_radius_frac=settings.token_radius_frac, outline_rule=rule,
                                     outline_trace=outline_trace, min_blob_threshold_lab=well,
