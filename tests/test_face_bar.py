@@ -417,6 +417,11 @@ def test_rod_from_a_hand_over_the_rim_is_not_an_outcome(monkeypatch):
     monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)  # it stops the case too
     # (on the smooth plate model it reads rearrange without these rules: on the rings here, as found)
     monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
+    # the hand is a colour the plate does not have, joined to a face (reader.JOINED_COLOUR_UNCERTAIN,
+    # tests/test_joined_colour.py): it stops the case too
+    joined = read_frame(scene.image)
+    assert joined.verdict == "uncertain" and "a colour the plate does not have" in joined.reason, joined.reason
+    monkeypatch.setattr(reader, "JOINED_COLOUR_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "outcome", off.reason
 

@@ -58,6 +58,12 @@ def test_hand_on_the_plate_over_a_face_is_not_an_outcome(seed, reason, monkeypat
     assert scene.label["stick"]["mode"] == "hand" and scene.label["stick"]["covers_token"]
     # (1492046's red face is also notched toward a rim streak, FAINT_NOTCH_TO_RIM_UNCERTAIN: off here)
     monkeypatch.setattr(reader, "FAINT_NOTCH_TO_RIM_UNCERTAIN", False)
+    # the hand is also a colour the plate does not have, joined to the red face
+    # (reader.JOINED_COLOUR_UNCERTAIN, tests/test_joined_colour.py): it stops
+    # both as well, on either plate model; off here, the rules this is about judged
+    joined = read_frame(scene.image)
+    assert joined.verdict == "uncertain", joined.reason
+    monkeypatch.setattr(reader, "JOINED_COLOUR_UNCERTAIN", False)
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and reason in got.reason, got.reason
     monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
@@ -66,6 +72,9 @@ def test_hand_on_the_plate_over_a_face_is_not_an_outcome(seed, reason, monkeypat
     monkeypatch.setattr(reader, "BLIND_BLOB_SEARCH_UNCERTAIN", False)
     before = read_frame(scene.image)
     assert before.verdict == "outcome", before.reason  # what it read before the rule
+    monkeypatch.setattr(reader, "JOINED_COLOUR_UNCERTAIN", True)
+    alone = read_frame(scene.image)  # the rings, without the blind search's rule
+    assert alone.verdict == "uncertain" and "a colour the plate does not have" in alone.reason, alone.reason
 
 
 def test_the_same_scene_without_the_hand_keeps_its_outcome():

@@ -40,6 +40,7 @@ from .plate import (PlateFit, _component_box, _component_centroid, _components_w
 from .rim import RIM_BAND_FRAC, RimBands, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
 from .shading import without_shading
 from .smooth_plate import SMOOTH_PLATE_FIT_RADIUS_FRAC, with_smooth_plate
+from .joined_colour import JOINED_COLOUR_MIN_AREA_TOKENS, colour_joined_to_faces
 from .outline import DEFAULT_OUTLINE_RULE, OutlineRule
 from .candidates import _mean_residual
 from .tokens import (BLOB_MIN_DELTA_E, DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_CORE_RADII, FLAT_FACE_MIN_AXIS_RATIO,
@@ -419,6 +420,25 @@ RIM_HIDDEN_OUTLINE_FRAC = RIM_BAND_FRAC[1]
 #: red face; threshold 99 Lab, faces 42-50) and 1492046 (a brown hand over the
 #: rim and a red face; 70.7 against 65.8) read outcomes.  False: as before.
 BLIND_BLOB_SEARCH_UNCERTAIN = True
+#: A colour the plate does not have, joined to a face over more than
+#: ``joined_colour.JOINED_COLOUR_MIN_AREA_TOKENS`` token areas beyond the faces'
+#: discs (:func:`vision.joined_colour.colour_joined_to_faces`: the residual's
+#: (a*, b*) part, which a lamp's gloss hardly moves): a hand or a stick lies
+#: over that face.  Fresh 1612028 (stick 640x480, black lacquer, wood cloth):
+#: a hand of the wood's colour from the cloth over the rim and 40 % of a red
+#: face.  The angular shading and ring model take in part of the hand (the
+#: rings' background there L* 30, the glaze 10-20), leaving it 20 Lab from the
+#: plate model, under the blob threshold of 61 (the lit glaze's lightness runs
+#: 20-45 across the well) but the whites (contrast 72) over it, so the search is
+#: not blind; the red face (39.9) found by the disc filter alone; the hand
+#: over the rim 8.5-9.5 Lab from the cloth band (the hidden-rim rule wants 6),
+#: no rim crossing, no bar, the red face's notch 0.20 (a faint face) and its
+#: halves 7.8 apart (12 needed): read an outcome of 1 red.  Its (a*, b*)
+#: residual: threshold 16.5 Lab, 6.98 token areas joined to the red face (right
+#: outcomes: at most 0.07).  It stops the earlier hand cases too, their own
+#: rules off: 1514331, 1492046 (tests/test_hand_on_plate.py), 1463193.  True:
+#: ``uncertain``.  False: as before.
+JOINED_COLOUR_UNCERTAIN = True
 #: Where the search on the ring model with its angular shading is blind as
 #: the rule above means it (its blob threshold above ``BLOB_MIN_DELTA_E`` and
 #: above every flat face's contrast: the plate's colour runs across the well
@@ -1023,6 +1043,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         if deepest > 0.0:
             return ("uncertain", f"a faint face's outline is notched {deepest:.2f} token radii deep toward a "
                     f"streak across the plate's rim: a stick may lie over it, read again when it has left",
+                    cands, faces, 0.5)
+    if JOINED_COLOUR_UNCERTAIN and flat:
+        joined = colour_joined_to_faces(view.residual, view.radius_px, view.plate_radius_px,
+                                        [(c.x, c.y) for c in flat], r)
+        if max(joined) >= JOINED_COLOUR_MIN_AREA_TOKENS:
+            return ("uncertain", f"a colour the plate does not have is joined to a face over {max(joined):.1f} "
+                    f"token areas: a hand or a stick may lie over it, read again when it has left",
                     cands, faces, 0.5)
     # Last: every rule above passed, but one that looks for a hand or a stick
     # on the plate may have had nothing to look at.
