@@ -436,7 +436,13 @@ BLIND_BLOB_SEARCH_UNCERTAIN = True
 #: halves 7.8 apart (12 needed): read an outcome of 1 red.  Its (a*, b*)
 #: residual: threshold 16.5 Lab, 6.98 token areas joined to the red face (right
 #: outcomes: at most 0.07).  It stops the earlier hand cases too, their own
-#: rules off: 1514331, 1492046 (tests/test_hand_on_plate.py), 1463193.  True:
+#: rules off: 1514331, 1492046 (tests/test_hand_on_plate.py), 1463193.  A/B
+#: against False on fresh seeds (2026-12-05, 526277e; right on / off, 0 wrong
+#: on either side, no reading changed): sticks on black lacquer 1630000-1630399
+#: at 640x480 149 / 149; sticks on wood 1632000-1632399 at 800x600 186 / 186;
+#: sticks on black lacquer on wood 1634000-1634599 at 640x480 245 / 245; four
+#: flat 1631000-1631399 at 640x480 240 / 240; natural mix 1633000-1633399 at
+#: 1280x720 269 / 269.  About 3 ms a frame that reaches it.  True:
 #: ``uncertain``.  False: as before.
 JOINED_COLOUR_UNCERTAIN = True
 #: Where the search on the ring model with its angular shading is blind as
