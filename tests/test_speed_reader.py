@@ -67,7 +67,11 @@ def plates():
     return [p for p in map(find_plate, frames) if p.found]
 
 
-def test_offplate_checks_same(plates):
+def test_offplate_checks_same(plates, monkeypatch):
+    # the reference is the component-statistics version this speed work
+    # replaced, from before the off-plate shape test (its own tests:
+    # tests/test_offplate_shape.py), so that test is off here
+    monkeypatch.setattr(R, "OFFPLATE_MIN_AXIS_RATIO_OF_PLATE", 0.0)
     found = 0
     for plate in plates:
         outside = R.outside_plate_mask(plate)
