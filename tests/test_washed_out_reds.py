@@ -93,8 +93,9 @@ PALE_RED = (150, 200, 255)        # a red nearly washed out, still read red: gre
     ([CLIPPED_RED, (193, 243, 254), (186, 238, 254), CLIPPED_RED], ["red", "white", "white", "red"], 0),
     # a red nearly washed out shows too little: green 200 against 240 and 254
     ([PALE_RED, (254, 254, 254), CLIPPED_WHITE, PALE_RED], ["red", "white", "white", "red"], 2),
-    # the darkest red's green counts
-    ([PALE_RED, (254, 254, 254), CLIPPED_WHITE, CLIPPED_RED], ["red", "white", "white", "red"], 0),
+    # the most lit red's green counts (WASHED_WHITE_AGAINST_MOST_LIT_RED): a red
+    # nearly washed out beside a darker one shows how far this light lifts a red
+    ([PALE_RED, (254, 254, 254), CLIPPED_WHITE, CLIPPED_RED], ["red", "white", "white", "red"], 2),
     # whites below the ceiling: nothing in doubt
     ([CLEAR_WHITE] * 4, ["white"] * 4, 0),
     # four reds: nothing read white
@@ -105,6 +106,13 @@ def test_known_values(levels, names, doubted):
     got = washed_out_whites(drawn_view(levels), read_as(names), at_token_r)
     assert len(got) == doubted
     assert all(v >= reader.WHITE_CEILING_RED_LEVEL for v in got)
+
+
+def test_the_darkest_red_counted_with_the_most_lit_red_rule_off(monkeypatch):
+    # as before WASHED_WHITE_AGAINST_MOST_LIT_RED: the darkest red's green, 125
+    monkeypatch.setattr(reader, "WASHED_WHITE_AGAINST_MOST_LIT_RED", False)
+    view = drawn_view([PALE_RED, (254, 254, 254), CLIPPED_WHITE, CLIPPED_RED])
+    assert washed_out_whites(view, read_as(["red", "white", "white", "red"]), at_token_r) == []
 
 
 def test_the_rule_is_off_above_255(monkeypatch):

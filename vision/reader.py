@@ -521,6 +521,21 @@ WHITE_CEILING_RED_LEVEL = SATURATED_MIN_LEVEL
 #: past :data:`vision.faces.WHITE_MAX_SPREAD_L` (studio s1_022, 2826 K: reds
 #: at red 253 and green 125, whites at 254 and 238-243, a ratio of 4.1).
 RED_LIGHT_MIN_RATIO = 2.0
+#: ... and that red is the most lit one read red (the largest green), not the
+#: darkest.  The ratio above holds a red's diffuse light; a glossy face under
+#: the lamp's reflection also takes the light's own colour on top, which
+#: lifts its green (and blue) without its pigment's red, so on one plate
+#: reds then differ in green by more than the two-fold the rule allows
+#: between faces, and a red under the reflection reaches a clipped white's
+#: look with no more diffuse light.  The reds of the frame show how far the
+#: light lifts a red on this plate; a clipped white is decisive only beyond
+#: the most lifted of them.  Fresh scene 1642383 (640x480, black lacquer,
+#: 3014 K, +0.79 stops, four orange reds): reds' greens 112, 113 and 158
+#: (linear 0.16-0.35: already 2.1-fold apart), the red in the lamp's
+#: reflection read white at red 255, green 192 (linear 0.54): 3.3 times the
+#: darkest red's, 1.5 times the most lit one's; read as 3 red.  True:
+#: the most lit red.  False: the darkest red, as before.
+WASHED_WHITE_AGAINST_MOST_LIT_RED = True
 #: That ratio is taken in linear light: 8-bit levels with the display gamma
 #: :data:`vision.exposure.LEVEL_GAMMA` (:func:`vision.exposure.linear_light`;
 #: imported above, ``LEVEL_GAMMA`` here).
@@ -1334,11 +1349,13 @@ def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReadi
 
     A face read white whose core is at the ceiling in the camera's red
     channel (:data:`WHITE_CEILING_RED_LEVEL`) has an a* that is only a lower
-    bound.  It is decisive only when some face read red has a green at most
+    bound.  It is decisive only when every face read red has a green at most
     1 / :data:`RED_LIGHT_MIN_RATIO` of its green, in linear light: a red of
-    that pigment would need that much more light to look like it.  With a
-    studio's ``light``, the calibrated red's green at this frame's exposure
-    (:func:`reference_red_green`) counts as one more such red.
+    that pigment would need that much more light than the most lit red to
+    look like it (:data:`WASHED_WHITE_AGAINST_MOST_LIT_RED`; False: some face
+    read red, the darkest).  With a studio's ``light``, the calibrated red's
+    green at this frame's exposure (:func:`reference_red_green`) counts as
+    one more such red.
 
     Parameters
     ----------
@@ -1360,11 +1377,16 @@ def washed_out_whites(view: CanonicalView, read: list[tuple[Candidate, FaceReadi
     clipped = [bgr for bgr in whites if bgr[2] >= WHITE_CEILING_RED_LEVEL]
     if not clipped:
         return []
-    # green of each red, linear light (1 level at least); the darkest shows the light best
+    # green of each red, linear light (1 level at least): the most lit shows how far this
+    # plate's light lifts a red (WASHED_WHITE_AGAINST_MOST_LIT_RED), else the darkest
     greens = [linear_light(max(core_levels(view, c.x, c.y, face_r(c))[1], 1.0)) for c, f in read if f.face == "red"]
     if light is not None:
         greens.append(reference_red_green(view, light))
-    red_green = min((g for g in greens if not math.isnan(g)), default=math.nan)
+    known = [g for g in greens if not math.isnan(g)]
+    if not known:
+        red_green = math.nan
+    else:
+        red_green = max(known) if WASHED_WHITE_AGAINST_MOST_LIT_RED else min(known)
     return [float(bgr[2]) for bgr in clipped
             if math.isnan(red_green) or linear_light(bgr[1]) < RED_LIGHT_MIN_RATIO * red_green]
 
