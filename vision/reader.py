@@ -533,8 +533,17 @@ RED_LIGHT_MIN_RATIO = 2.0
 #: 3014 K, +0.79 stops, four orange reds): reds' greens 112, 113 and 158
 #: (linear 0.16-0.35: already 2.1-fold apart), the red in the lamp's
 #: reflection read white at red 255, green 192 (linear 0.54): 3.3 times the
-#: darkest red's, 1.5 times the most lit one's; read as 3 red.  True:
-#: the most lit red.  False: the darkest red, as before.
+#: darkest red's, 1.5 times the most lit one's; read as 3 red.  A/B against
+#: False on fresh seeds (2026-12-05, da57ea9; right on / off, 0 wrong on
+#: either side): four flat on black lacquer 1660000-1660399 at 640x480
+#: 195 / 196 (1660014: crimson reds washed to green 184-193 beside a white
+#: clipped at 255, 1.85 times the most lit red's, 2.05 the darkest's, now
+#: uncertain); on black lacquer at 2800-3600 K and +0.3 to +1.0 stops
+#: 1661000-1661399 at 800x600 137 / 137, at +0.5 to +1.0 stops
+#: 1663000-1663399 at 640x480 122 / 122; any glaze at 2800-3600 K and +0.5 to
+#: +1.0 stops 1664000-1664399 at 640x480 72 / 72; natural mix
+#: 1662000-1662399 at 1280x720 269 / 269.  True: the most lit red.  False:
+#: the darkest red, as before.
 WASHED_WHITE_AGAINST_MOST_LIT_RED = True
 #: That ratio is taken in linear light: 8-bit levels with the display gamma
 #: :data:`vision.exposure.LEVEL_GAMMA` (:func:`vision.exposure.linear_light`;
