@@ -14,6 +14,7 @@ plate, each decisively red or white, and nothing else on or over the plate.
 """
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import time
@@ -35,6 +36,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
                     face_split, alike_in_frame, colours_apart, whites_alike, whites_alike_in_lightness,
                     whites_alike_in_yellowness)
 from .io import to_bgr8
+from .merged_pair import merged_pairs
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
 from .rim import RIM_BAND_FRAC, RimBands, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
@@ -923,6 +925,16 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
             return ("uncertain", f"{n_tokens} tokens found on a plate over-exposed: a region {2 * room:.1f} token "
                     f"radii across is at the sensor's ceiling, where a white token would not show; lower the "
                     f"exposure (reshake if one is missing)", cands, faces, 0.5)
+    # one short for each face that may be two, one mostly on the other (see vision.merged_pair):
+    # those faces are overlaps, their face colour unknown (the upper face's, not the lower's)
+    merged = merged_pairs(flat, r, drawn_out_alike) if n_tokens < TOKENS_PER_ROUND else []
+    if merged and n_tokens + len(merged) == TOKENS_PER_ROUND:
+        ids = {id(c) for c in merged}
+        faces = [None if id(c) in ids else f for c, f in zip(cands, faces)]
+        cands = [dataclasses.replace(c, kind="overlap") if id(c) in ids else c for c in cands]
+        return ("rearrange", f"tokens overlap: {len(merged)} face(s) drawn out and larger than a face, with "
+                f"{n_tokens} tokens counted (two tokens, one mostly on the other): rearrange without turning any",
+                cands, faces, 0.6)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
