@@ -37,6 +37,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
                     whites_alike_in_yellowness)
 from .io import to_bgr8
 from .merged_pair import merged_pairs
+from .offplate_contrast import standing_out
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
 from .rim import RIM_BAND_FRAC, RimBands, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
@@ -866,6 +867,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     token_area_src = math.pi * (r * scale_src) ** 2 * (plate.ellipse.b / plate.ellipse.a)
     outside = outside_plate_mask(plate)
     off = offplate_blobs(plate, token_area_src, outside)
+    if off:  # a lit patch of the cloth is no token (see vision.offplate_contrast)
+        off = standing_out(off, plate.cloth_deviation, outside,
+                           plate_ellipse_mask(plate, 1.0 + OFFPLATE_PLATE_MARGIN_FRAC), plate.work_scale)
 
     reaching = plate_intrusions(plate, token_area_src, outside)
     if reaching:
