@@ -358,9 +358,12 @@ def _outside_masks(fit: PlateFit, seed: int) -> list[np.ndarray]:
     return out
 
 
-def test_offplate_blobs_and_intrusions_same_as_before(frames):
+def test_offplate_blobs_and_intrusions_same_as_before(frames, monkeypatch):
     """On the frames' plates (their own masks off the plate) and on masks with
     token-sized things, sticks and noise around them."""
+    # the reference predates the off-plate shape test (twenty-sixth round; its
+    # own tests: test_offplate_shape.py), so that test is off here
+    monkeypatch.setattr(reader, "OFFPLATE_MIN_AXIS_RATIO_OF_PLATE", 0.0)
     fits = [f for f in (find_plate(frame) for frame in frames[::3]) if f.found]
     assert len(fits) >= 8
     seen = 0
