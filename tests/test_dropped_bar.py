@@ -1,4 +1,4 @@
-"""vision.tokens._dropped_bar: a token on edge whose thin bar the blob search dropped, beside a faint find.
+"""vision.dropped_bar: a token on edge whose thin bar the blob search dropped, beside a faint find.
 
 A token standing on edge is a bar a quarter of its radius wide; blurred, its
 middle can fall below the blob threshold, and the bar breaks into fragments
@@ -24,10 +24,16 @@ import pytest
 from vision import tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
-from vision.tokens import _dropped_bar
+from vision.dropped_bar import dropped_bar
 
 R = 17.0          # token radius, canonical pixels
 THRESHOLD = 15.0  # blob threshold, Lab units
+
+
+def _bar(de, claimed, x, y):
+    """dropped_bar with the reader's upright limits."""
+    return dropped_bar(de, claimed, x, y, R, THRESHOLD, length_radii=tokens.UPRIGHT_LENGTH_RADII,
+                       max_area_faces=tokens.UPRIGHT_MAX_AREA)
 
 
 def canvas() -> tuple[np.ndarray, np.ndarray]:
@@ -48,7 +54,7 @@ def draw_bar(de: np.ndarray, cx: float, cy: float, length: float, width: float, 
 def test_straight_bar_in_fragments_is_found():
     de, claimed = canvas()
     draw_bar(de, 85.0, 80.0, 2.4 * R, 0.3 * R, 70.0, 20.0, 13.0)
-    bar = _dropped_bar(de, claimed, 75.0, 78.0, R, THRESHOLD)
+    bar = _bar(de, claimed, 75.0, 78.0)
     assert bar is not None
     assert math.hypot(bar[0] - 85.0, bar[1] - 80.0) < 1.0
     assert bar[3] < tokens.UPRIGHT_MAX_AXIS_RATIO
@@ -61,23 +67,23 @@ def test_outline_arc_is_no_bar():
     dist = np.hypot(xs - 80.0, ys - 80.0)
     ang = np.degrees(np.arctan2(ys - 80.0, xs - 80.0))
     de[(np.abs(dist - R) <= 1.5) & (np.abs(ang) <= 50)] = 20.0
-    assert _dropped_bar(de, claimed, 80.0, 80.0, R, THRESHOLD) is None
+    assert _bar(de, claimed, 80.0, 80.0) is None
 
 
 def test_speck_bar_too_far_and_faint_bar_are_not_found():
     de, claimed = canvas()
     de[78:82, 78:82] = 25.0  # a speck: too short
-    assert _dropped_bar(de, claimed, 80.0, 80.0, R, THRESHOLD) is None
+    assert _bar(de, claimed, 80.0, 80.0) is None
     de, claimed = canvas()
     draw_bar(de, 80.0 + 1.6 * R, 80.0, 2.4 * R, 0.3 * R, 90.0, 20.0, 13.0)  # too far from the find
-    assert _dropped_bar(de, claimed, 80.0, 80.0, R, THRESHOLD) is None
+    assert _bar(de, claimed, 80.0, 80.0) is None
     de, claimed = canvas()
     draw_bar(de, 80.0, 80.0, 2.4 * R, 0.3 * R, 90.0, 13.0, 13.0)  # never above the threshold
-    assert _dropped_bar(de, claimed, 80.0, 80.0, R, THRESHOLD) is None
+    assert _bar(de, claimed, 80.0, 80.0) is None
     de, claimed = canvas()
     draw_bar(de, 80.0, 80.0, 2.4 * R, 0.3 * R, 90.0, 20.0, 13.0)
     claimed[:, :] = 1  # a blob candidate's pixels
-    assert _dropped_bar(de, claimed, 80.0, 80.0, R, THRESHOLD) is None
+    assert _bar(de, claimed, 80.0, 80.0) is None
 
 
 @pytest.fixture(scope="module")

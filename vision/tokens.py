@@ -47,6 +47,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
                         half_max_radius, is_rim_arc, pair_neck_width, split_pair,
                         face_at_half_contrast)
 from .touching_lobes import touching_lobes
+from .dropped_bar import dropped_bars_as_uprights
 from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
 from .canonical import CanonicalView
 from .colour import lab_to_bgr
@@ -434,32 +435,16 @@ UPRIGHT_PALE_MIN_SOLIDITY = 0.9
 #: threshold 15.4 Lab, 0.035 and 0.039 face areas; the faint find 0.42 token
 #: radii from the bar's centre; four tokens read, a wrong outcome).  A faint
 #: or outline find is that token, counted ``upright``, when pixels of at least
-#: ``DROPPED_BAR_HYSTERESIS`` times the blob threshold, joined to those above
+#: ``dropped_bar.DROPPED_BAR_HYSTERESIS`` times the blob threshold, joined to those above
 #: it and not claimed by a blob candidate, make a straight bar
-#: (:func:`_dropped_bar`) whose centre lies within ``DROPPED_BAR_REACH_RADII``
+#: (:func:`vision.dropped_bar.dropped_bar`) whose centre lies within
+#: ``dropped_bar.DROPPED_BAR_REACH_RADII``
 #: token radii of the find's.  False: no such bar is looked for, as before.
 #: A/B on fresh seeds (900 frames: upright 1690000-1690299 at 1280x720,
 #: outcome 1690300-1690599 at 640x480, natural mix 1690600-1690899 at
 #: 1280x720): no verdict changed, 0 wrong either side; check_same 0
 #: differences, studio 77 right 0 wrong.
 DROPPED_BAR_BESIDE_FAINT = True
-#: Fraction of the blob threshold down to which a dropped bar's fragments are
-#: joined (hysteresis; 1681587: 0.75 joins the two fragments into one bar of
-#: 205 px, 2.40 token radii long and 0.32 wide).
-DROPPED_BAR_HYSTERESIS = 0.75
-#: Largest distance (token radii) from the faint find's centre to the bar's.
-DROPPED_BAR_REACH_RADII = 1.0
-#: Largest width of the bar, token radii: the width of the rectangle of the
-#: same second moments, sqrt(12 x the minor variance) (a token is 0.2-0.3 of
-#: its radius thick; 1681587: 0.32).
-DROPPED_BAR_MAX_WIDTH_RADII = 0.5
-#: Smallest share of the bar's pixels above the blob threshold itself: the
-#: bar was seen by the blob search, only in pieces (1681587: 0.52).
-DROPPED_BAR_MIN_ABOVE_SHARE = 0.3
-#: Largest bow of the bar, token radii: the sagitta over its length of a
-#: parabola fitted to its pixels' offsets across its axis (a straight bar
-#: about 0, 1681587: 0.08; an arc of a face's outline a quarter round, 0.29).
-DROPPED_BAR_MAX_SAGITTA_RADII = 0.12
 #: A bar-shaped blob lighter than the plate, its centre beyond this fraction
 #: of the plate radius and its long axis within ``SLOPE_HIGHLIGHT_MAX_ANGLE_DEG``
 #: of the rim's direction there, is a highlight on the well's slope, not a
@@ -703,94 +688,6 @@ def _is_dark_crescent(residual: np.ndarray, b: "_Blob", face_area: float) -> boo
     if b.area > WALL_MAX_AREA * face_area or b.solidity > WALL_MAX_SOLIDITY:
         return False
     return _dark_not_coloured(residual[b.mask].mean(axis=0))
-
-
-def _dropped_bar(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float,
-                 threshold: float) -> tuple[float, float, float, float] | None:
-    """A token on edge's bar the blob search dropped, near a faint find at (x, y).
-
-    Parameters
-    ----------
-    delta_e : ndarray, float, (H, W)
-        The view's colour difference from the plate, Lab units.
-    claimed : ndarray, uint8, (H, W)
-        Pixels of the blob candidates (grown) and walls: no bar's.
-    x, y : float
-        The faint find's centre, canonical pixels.
-    token_r : float
-        Token radius, canonical pixels.
-    threshold : float
-        The blob threshold, Lab units.
-
-    Returns
-    -------
-    (float, float, float, float) or None
-        The bar's centre (canonical pixels), its area (pixels) and its width
-        over its length, for the first region around (x, y) of at least
-        ``DROPPED_BAR_HYSTERESIS`` times ``threshold`` that holds pixels above
-        ``threshold``, is as long as an upright's bar (``UPRIGHT_LENGTH_RADII``),
-        at most ``DROPPED_BAR_MAX_WIDTH_RADII`` wide and
-        ``DROPPED_BAR_MAX_SAGITTA_RADII`` bowed, smaller than
-        ``UPRIGHT_MAX_AREA`` face areas, with at least
-        ``DROPPED_BAR_MIN_ABOVE_SHARE`` of its pixels above ``threshold``,
-        and its centre within ``DROPPED_BAR_REACH_RADII`` of (x, y); None
-        when there is none.
-    """
-    h, w = delta_e.shape
-    reach = int(math.ceil((DROPPED_BAR_REACH_RADII + UPRIGHT_LENGTH_RADII[1] / 2 + 1.0) * token_r))
-    x0, x1 = max(int(x) - reach, 0), min(int(x) + reach + 1, w)
-    y0, y1 = max(int(y) - reach, 0), min(int(y) + reach + 1, h)
-    if x1 - x0 < 3 or y1 - y0 < 3:
-        return None
-    de = delta_e[y0:y1, x0:x1]
-    low = ((de >= DROPPED_BAR_HYSTERESIS * threshold) & (claimed[y0:y1, x0:x1] == 0)).astype(np.uint8)
-    n, labels = cv2.connectedComponents(low, connectivity=8)
-    face_area = math.pi * token_r ** 2
-    for i in range(1, n):
-        sel = labels == i
-        above = de[sel] >= threshold
-        count = int(sel.sum())
-        if count < 5 or not above.any() or count >= UPRIGHT_MAX_AREA * face_area:
-            continue
-        ys, xs = np.nonzero(sel)
-        cx, cy = float(xs.mean()), float(ys.mean())
-        if math.hypot(cx + x0 - x, cy + y0 - y) > DROPPED_BAR_REACH_RADII * token_r:
-            continue
-        if float(above.mean()) < DROPPED_BAR_MIN_ABOVE_SHARE:
-            continue
-        evals, evecs = np.linalg.eigh(np.cov(np.vstack([xs - cx, ys - cy])))
-        length = math.sqrt(12.0 * max(float(evals[1]), 0.0))
-        width = math.sqrt(12.0 * max(float(evals[0]), 0.0))
-        if not (UPRIGHT_LENGTH_RADII[0] * token_r <= length <= UPRIGHT_LENGTH_RADII[1] * token_r
-                and width <= DROPPED_BAR_MAX_WIDTH_RADII * token_r):
-            continue
-        along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
-        across = (xs - cx) * evecs[0, 0] + (ys - cy) * evecs[1, 0]
-        bow = float(np.polyfit(along, across, 2)[0]) * (length / 2) ** 2
-        if abs(bow) > DROPPED_BAR_MAX_SAGITTA_RADII * token_r:
-            continue
-        return cx + x0, cy + y0, float(count), width / length if length > 0 else 1.0
-    return None
-
-
-def _dropped_bars_as_uprights(delta_e: np.ndarray, claimed: np.ndarray, cands: list[Candidate], token_r: float,
-                              threshold: float) -> list[Candidate]:
-    """Each faint or outline find with a dropped bar near it (:func:`_dropped_bar`,
-    ``DROPPED_BAR_BESIDE_FAINT``) counted as a token on edge (``upright``)
-    at the bar's centre; the other candidates as they are."""
-    if not DROPPED_BAR_BESIDE_FAINT:
-        return cands
-    out = []
-    for c in cands:
-        bar = (_dropped_bar(delta_e, claimed, c.x, c.y, token_r, threshold)
-               if c.kind in ("faint", "outline") and c.found_by != "blob" else None)
-        if bar is None:
-            out.append(c)
-            continue
-        bx, by, area, ratio = bar
-        out.append(replace(c, x=bx, y=by, radius=math.sqrt(area / math.pi), kind="upright", area_px=area,
-                           axis_ratio=ratio, angle_deg=math.nan))
-    return out
 
 
 def _dark_not_coloured(diff: np.ndarray, min_dark_l: float = WALL_MIN_DARK_L) -> bool:
@@ -1930,7 +1827,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     suspects.extend((b.x, b.y, b.contrast) for b in walls
                     if not any(_on_rim(b, c.x, c.y, token_r) for c in cands if c.kind in WALL_FACE_KINDS))
     cands = _bitten_blob_faces(cands, blobs, token_r, FLAT_KINDS)
-    cands = _dropped_bars_as_uprights(view.delta_e, claimed, cands, token_r, threshold)
+    if DROPPED_BAR_BESIDE_FAINT:
+        cands = dropped_bars_as_uprights(view.delta_e, claimed, cands, token_r, threshold,
+                                         length_radii=UPRIGHT_LENGTH_RADII, max_area_faces=UPRIGHT_MAX_AREA)
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects), radius_faces=radius_faces, blob_threshold_lab=measured[1],
                        well_blob_threshold_lab=None if outer_blob_threshold is None else float(threshold))
