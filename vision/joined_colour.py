@@ -108,7 +108,7 @@ def colour_joined_to_faces(residual: np.ndarray, radius_px: np.ndarray, plate_ra
     above = ((chroma >= threshold) & well).astype(np.uint8)
     _, labels = cv2.connectedComponents(above, connectivity=8)
     h, w = above.shape
-    yy, xx = np.mgrid[0:h, 0:w]
+    yy, xx = np.ogrid[0:h, 0:w]  # a column of rows and a row of columns, broadcast: the same sums per pixel
     discs = np.zeros((h, w), bool)
     for x, y in faces:
         discs |= (xx - x) ** 2 + (yy - y) ** 2 < (JOINED_COLOUR_DISC_RADII * token_radius_px) ** 2
