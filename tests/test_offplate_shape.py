@@ -15,12 +15,18 @@ import numpy as np
 import pytest
 
 from vision import read_frame, reader
+from vision.blobshape import _axis_ratio
 from vision.synth import render_scene
 
 WOOD_LACQUER = {"glaze": "black_lacquer", "cloth": "wood"}
 
 
-# --- the shape measure -------------------------------------------------------
+# --- the shape measure (vision.blobshape._axis_ratio, on a mask's pixels) ----
+
+def _ratio(mask: np.ndarray) -> float:
+    rr, cc = np.nonzero(mask)
+    return _axis_ratio(np.column_stack([cc, rr]))
+
 
 def _disc(shape, centre, axes, angle_deg):
     img = np.zeros(shape, np.uint8)
@@ -35,19 +41,19 @@ def _disc(shape, centre, axes, angle_deg):
     ((18, 6), 135, 1 / 3),
 ])
 def test_axis_ratio_known_values(axes, angle_deg, want):
-    got = reader._axis_ratio(_disc((41, 41), (20, 20), axes, angle_deg))
+    got = _ratio(_disc((41, 41), (20, 20), axes, angle_deg))
     assert got == pytest.approx(want, abs=0.04)
 
 
 def test_axis_ratio_of_a_diagonal_line_is_zero():
     # the case the bounding box misses: a diagonal line's box is square
-    assert reader._axis_ratio(np.eye(30, dtype=bool)) == pytest.approx(0.0, abs=1e-9)
+    assert _ratio(np.eye(30, dtype=bool)) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_axis_ratio_of_a_single_pixel_is_not_a_division_by_zero():
     one = np.zeros((5, 5), bool)
     one[2, 2] = True
-    assert reader._axis_ratio(one) == 0.0
+    assert _ratio(one) == 0.0
 
 
 # --- real pixels ---------------------------------------------------------------

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .blobshape import PAIR_MAX_NECK_RADII, axis_angle_diff_deg
+from .blobshape import PAIR_MAX_NECK_RADII, _axis_ratio, axis_angle_diff_deg
 from .canonical import CanonicalView, make_canonical_view, rings_as_measured
 from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
@@ -742,21 +742,13 @@ def offplate_blobs(plate: PlateFit, token_area_src_px: float,
         bx, by, bw, bh = _component_box(mask, labels, n, int(i))
         if min(bw, bh) < 0.35 * max(bw, bh):
             continue
-        if min_axis_ratio > 0 and _axis_ratio(labels[by:by + bh, bx:bx + bw] == i) < min_axis_ratio:
-            continue  # a thin piece (of a rod, a finger), not a face lying on the table
+        if min_axis_ratio > 0:
+            rr, cc = np.nonzero(labels[by:by + bh, bx:bx + bw] == i)
+            if _axis_ratio(np.column_stack([cc, rr])) < min_axis_ratio:
+                continue  # a thin piece (of a rod, a finger), not a face lying on the table
         cx, cy = _component_centroid(labels, int(i), int(areas[i]))
         out.append((float(cx / s), float(cy / s), float(math.sqrt(areas[i] / math.pi) / s)))
     return out
-
-
-def _axis_ratio(pixels: np.ndarray) -> float:
-    """Minor over major axis (0-1) of the ellipse with the second moments of
-    ``pixels`` (bool (h, w), at least one pixel set); 0 for a line."""
-    m = cv2.moments(pixels.astype(np.uint8), True)
-    mu20, mu02, mu11 = m["mu20"] / m["m00"], m["mu02"] / m["m00"], m["mu11"] / m["m00"]
-    half_sum, half_diff = 0.5 * (mu20 + mu02), math.hypot(0.5 * (mu20 - mu02), mu11)
-    major, minor = half_sum + half_diff, half_sum - half_diff
-    return math.sqrt(max(minor, 0.0) / major) if major > 0 else 0.0
 
 
 def plate_intrusions(plate: PlateFit, token_area_src_px: float,
