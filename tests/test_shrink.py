@@ -265,3 +265,24 @@ def test_canonical_view_of_a_large_frame_is_close_to_the_plain_area_shrink(size)
                             sigmaX=CANON_BLUR_SIGMA_PX)
     diff = np.abs(got.astype(np.int16) - want.astype(np.int16))
     assert diff.mean() < 1.5 and np.percentile(diff, 99) <= 12
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_area_resize_same_bytes_as_cv2_resize(seed):
+    """``_area_resize`` (a float32 shrink rounded by ``cv2.convertScaleAbs``)
+    gives the bytes of ``cv2.resize`` INTER_AREA on uint8 pixels, for any
+    factor (whole factors take cv2.resize itself) and channel count; on
+    textures, flat and two-level images (ties) and a synthesized scene."""
+    from vision.shrink import _area_resize
+    rng = np.random.default_rng(seed)
+    for i in range(150):
+        h, w = int(rng.integers(2, 300)), int(rng.integers(2, 400))
+        shape = ((h, w), (h, w, 1), (h, w, 3), (h, w, 4))[i % 4]
+        img = (rng.integers(0, 256, shape, dtype=np.uint8), np.full(shape, i % 256, np.uint8),
+               rng.integers(0, 2, shape, dtype=np.uint8) * 255)[i % 3]
+        size = (int(rng.integers(1, w + 1)), int(rng.integers(1, h + 1)))
+        got, want = _area_resize(img, size), cv2.resize(img, size, interpolation=cv2.INTER_AREA)
+        assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want), (shape, size)
+    scene = render_scene(8000 + seed, "outcome", size=(640, 360)).image
+    for size in ((569, 320), (284, 160), (320, 180)):  # the last: whole factors (OpenCV's integer path)
+        assert np.array_equal(_area_resize(scene, size), cv2.resize(scene, size, interpolation=cv2.INTER_AREA))
