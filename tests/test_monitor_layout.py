@@ -167,3 +167,43 @@ def test_face_changed_in_the_rearrange_remembers_the_layout():
     assert mon._last_layouts == (layout_of(B),)
     assert _stable_after(mon, B)["code"] == "layout_unchanged"
     assert _stable_after(mon, C)["event"] == "outcome"
+
+
+# -- a round that abstains at the clear (never seen at rest) is read on for its layout ----------------------------
+#
+# Before, the round ended at the clear unread: clip 1300225 same_layout (640x360, 25 fps) took the shake for a round
+# that never settled, abstained at the clear, and never read round 0's reveal; round 1, the same layout, was settled.
+
+def _abstained_at_clear():
+    mon = _monitor_in_round()
+    mon._rnd.shaken, mon._rnd.t_settled = False, None
+    mon._rnd.t_lift = 0.0
+    mon._reader = lambda frame, profile: Reading("uncertain", "no read yet", plate=PLATE)
+    events = mon._clear(np.zeros((4, 4, 3), np.uint8), None, 0.0, 0, 0.0, 0.0)
+    assert [(e["event"], e.get("kind")) for e in events] == [("revealed", None), ("uncertain", "never_settled")]
+    assert mon.state == "revealed" and mon._rnd is not None                  # not ended: read on
+    return mon
+
+
+def test_round_abstained_at_the_clear_notes_its_stable_layout_without_a_second_result():
+    mon = _abstained_at_clear()
+    mon._run = [_Read(i, 0.5 + 0.04 * i, A, np.zeros((4, 4, 3), np.uint8)) for i in range(3)]
+    assert [e["event"] for e in mon._stable(None, 0.6, 2)] == ["idle"]      # no outcome for an abstained round
+    assert mon._last_layouts == (layout_of(A),)
+    assert _stable_after(mon, A_NUDGED)["code"] == "layout_unchanged"
+
+
+def test_round_abstained_at_the_clear_that_gives_up_says_nothing_more():
+    mon = _abstained_at_clear()
+    mon._rnd.outcome_layouts = [layout_of(B)]
+    assert [e["event"] for e in mon._give_up(None, 5.0, None)] == ["idle"]
+    assert _stable_after(mon, B)["code"] == "layout_unchanged"
+
+
+def test_same_layout_clip_after_a_round_never_seen_at_rest_is_void():
+    clip, events, _ = run_clip(1300225, "same_layout", fps=25, size=(640, 360))
+    assert clip.label["rounds"][1]["same_layout_as_previous"]
+    final = final_events(events)
+    assert not any(e["event"] == "outcome" for e in final[1:])
+    assert (final[0]["event"], final[0].get("kind")) == ("uncertain", "never_settled")
+    assert (final[-1]["event"], final[-1].get("code")) == ("void", "layout_unchanged")

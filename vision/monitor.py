@@ -71,6 +71,7 @@ class _Round:
     t_settled: float | None = None
     shake_at_settle: float = 0.0
     void: str | None = None                          # void code, once decided
+    abstained: bool = False                          # ``uncertain`` said at the clear (never settled); read on for the layout
     before: tuple = ()                               # layout at the rearrange
     outcome_layouts: list = field(default_factory=list)  # distinct layouts of its outcome readings after the clear
     t_wait: float | None = None                      # start of the current reading timeout

@@ -44,9 +44,14 @@ class RevealMixin:
             # and at rest.  A round that never settled was not watched covered (a faint bowl the
             # occlusion lost, or a round started by the lift itself): abstain instead of refunding
             # every bet (clip 1300024 normal, 480x270 at 12.5 fps: two such rounds, both voided before)
+            # The round is not ended here: the plate is read on, as after a void, only to note its layout
+            # for the next round's "layout unchanged" check (clip 1300225 same_layout, 640x360 at 25 fps:
+            # round 0 abstained at the clear and was never read, and round 1, showing its layout again
+            # since the dealer did not shake, was settled as an outcome: a missed void).
             out.append(self._ev("uncertain", t, "the bowl was never seen at rest on the plate, so whether it "
                                 "was shaken is unknown: manual confirmation needed", kind="never_settled"))
-            return out + self._end_round(small, t)
+            rnd.abstained = True
+            return out + self._reading(frame, small, t, idx, m, o)
         elif not rnd.shaken:
             code = "no_shake"
         elif cfg.require_betting_closed and (rnd.closed_t is None or rnd.closed_t > rnd.t_lift):
@@ -100,7 +105,7 @@ class RevealMixin:
         run, self._run = self._run, []
         r = run[-1].reading
         lay = layout_of(r)
-        if rnd.void is not None:                 # already void: just note the layout for the next round
+        if rnd.void is not None or rnd.abstained:  # already void or uncertain: just note the layout for the next round
             if r.verdict == "outcome":
                 self._last_layouts = (lay,)
             return self._end_round(small, t)
@@ -171,7 +176,7 @@ class RevealMixin:
             self._last_layouts = tuple(rnd.outcome_layouts)
         # else: no outcome reading, nothing to remember: the last layout(s) stay those of the round before
         # (as before this rule), so the next round is still compared with that one
-        if rnd.void is not None:
+        if rnd.void is not None or rnd.abstained:
             return self._end_round(small, t)
         last = "no reading" if r is None else f"{r.verdict}: {r.reason}"
         what = "after the rearrange" if self.state == "rearranging" else "after the reveal"
