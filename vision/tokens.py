@@ -48,6 +48,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
                         face_at_half_contrast)
 from .touching_lobes import touching_lobes
 from .dropped_bar import dropped_bars_as_uprights
+from .upright_in_image import stands_in_image
 from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
 from .canonical import CanonicalView
 from .colour import lab_to_bgr
@@ -847,7 +848,7 @@ def _slope_highlight(b: "_Blob", residual: np.ndarray, plate_radius_px: float, t
 
 def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: float, cands: list[Candidate],
                    suspects: list[tuple[float, float, float]], weak: list["_Blob"],
-                   delta_e: np.ndarray | None = None) -> None:
+                   delta_e: np.ndarray | None = None, long_bar_stands: bool = False) -> None:
     """Append the candidate(s) one blob stands for, by its shape against one
     face of radius ``token_r``; or note it as a suspect speck, or as a weak
     (pale, fragmentary) blob for the disc filter; or drop it (glare).
@@ -855,12 +856,15 @@ def _classify_blob(b: "_Blob", face_area: float, token_r: float, threshold: floa
     for one face or a pair is also tried as two faces cut at half its
     contrast (:func:`faces_at_half_contrast`), or as one face with its
     shadow (:func:`face_at_half_contrast`; given only at a token size
-    measured on clear discs)."""
+    measured on clear discs).  ``long_bar_stands``: the blob, too long for
+    a token on edge here, is one in the camera's image (see
+    :mod:`vision.upright_in_image`)."""
     rel_area = b.area / face_area
     common = dict(axis_ratio=b.axis_ratio, solidity=b.solidity, contrast=b.contrast, crosses_rim=b.crosses_rim,
                   angle_deg=b.angle_deg)
     bar_shape = (b.axis_ratio < UPRIGHT_MAX_AXIS_RATIO and rel_area < UPRIGHT_MAX_AREA
-                 and UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r)
+                 and (UPRIGHT_LENGTH_RADII[0] * token_r <= b.major <= UPRIGHT_LENGTH_RADII[1] * token_r
+                      or long_bar_stands))
     # A bar of low contrast is an upright token too when it is no speck and
     # solid (a pale face's fragments are ragged): the contrast floor is what
     # keeps glare and chips, not a token's side, from counting.
@@ -1523,7 +1527,10 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
             continue
         n_before = len(cands)
         _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak,
-                       view.delta_e if radius_source == "discs" else None)
+                       view.delta_e if radius_source == "discs" else None,
+                       stands_in_image(b.mask, b.major, b.axis_ratio, b.area, view.to_canonical, token_r,
+                                       length_radii=UPRIGHT_LENGTH_RADII, max_axis_ratio=UPRIGHT_MAX_AXIS_RATIO,
+                                       max_area_faces=UPRIGHT_MAX_AREA))
         if len(cands) > n_before:
             used.add(id(b))
     cands = _slivers_beside_faces(cands, token_r)
