@@ -418,7 +418,9 @@ WHOLE_FACE_SHADOW_MIN_UNCLIPPED_CHANNELS = 2
 UPRIGHT_MAX_AXIS_RATIO = 0.62
 #: ... smaller than this fraction of a face's area ...
 UPRIGHT_MAX_AREA = 0.8
-#: ... as long as a face is wide (its diameter, in token radii) ...
+#: ... as long as a face is wide (its diameter, in token radii; a bar longer
+#: only in the canonical view is measured again in the camera's image,
+#: :mod:`vision.upright_in_image`) ...
 UPRIGHT_LENGTH_RADII = (1.3, 2.8)
 #: ... and as contrasted as a side wall seen edge-on (Lab units); a bar of
 #: lower contrast counts only when it covers at least this many face areas
