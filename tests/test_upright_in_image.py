@@ -23,6 +23,7 @@ import numpy as np
 import pytest
 
 from vision import tokens
+from vision.candidates import _Blob
 from vision import upright_in_image as uii
 from vision.canonical import make_canonical_view
 from vision.plate import find_plate
@@ -34,8 +35,10 @@ from vision.synth_clip import render_clip
 R_PX = 18.0
 #: Plate axis ratio b / a of the drawn views (a camera tilted about 30 deg).
 B_OVER_A = 0.85
-#: Canvas of the drawn bars, canonical pixels.
+#: Canvas of the drawn bars, canonical pixels (the plate centred on it).
 CANVAS_PX = 200
+#: Plate radius of the drawn views, canonical pixels.
+PLATE_R_PX = 90.0
 
 
 def _stretch(angle_deg: float, b_over_a: float = B_OVER_A) -> np.ndarray:
@@ -60,7 +63,10 @@ def _bar_mask(length_px: float, width_px: float, angle_deg: float) -> np.ndarray
 def _stands(mask: np.ndarray, to_canonical: np.ndarray) -> bool:
     """stands_in_image with the reader's upright limits and the mask's own canonical measures."""
     major, minor = uii.bar_axes_in_image(mask, np.eye(3))
-    return uii.stands_in_image(mask, major, minor / major, float(mask.sum()), to_canonical, R_PX,
+    ys, xs = np.nonzero(mask)
+    blob = _Blob(x=float(xs.mean()), y=float(ys.mean()), area=float(mask.sum()), major=major, minor=minor,
+                 angle_deg=0.0, solidity=1.0, contrast=30.0, crosses_rim=False, mask=mask)
+    return uii.stands_in_image(blob, to_canonical, R_PX, PLATE_R_PX,
                                length_radii=tokens.UPRIGHT_LENGTH_RADII, max_axis_ratio=tokens.UPRIGHT_MAX_AXIS_RATIO,
                                max_area_faces=tokens.UPRIGHT_MAX_AREA)
 
@@ -166,3 +172,10 @@ def test_clip_bar_measures(clip_frame):
     assert blob.major > tokens.UPRIGHT_LENGTH_RADII[1] * r
     major_img, _ = uii.bar_axes_in_image(blob.mask, view.to_canonical)
     assert 2.3 * r < major_img < 2.6 * r
+
+
+def test_bar_by_the_rim_is_not_measured_again():
+    # the same bar as above, centred 0.85 of the plate radius out (the rim's shading, not a token)
+    mask = np.roll(_bar_mask(2.3 * R_PX, 0.3 * R_PX, 60.0), int(round(0.85 * PLATE_R_PX)), axis=1)
+    assert not _stands(mask, _stretch(60.0))
+    assert _stands(_bar_mask(2.3 * R_PX, 0.3 * R_PX, 60.0), _stretch(60.0))

@@ -1530,7 +1530,7 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         n_before = len(cands)
         _classify_blob(b, face_area, token_r, threshold, cands, suspects, weak,
                        view.delta_e if radius_source == "discs" else None,
-                       stands_in_image(b.mask, b.major, b.axis_ratio, b.area, view.to_canonical, token_r,
+                       stands_in_image(b, view.to_canonical, token_r, R,
                                        length_radii=UPRIGHT_LENGTH_RADII, max_axis_ratio=UPRIGHT_MAX_AXIS_RATIO,
                                        max_area_faces=UPRIGHT_MAX_AREA))
         if len(cands) > n_before:

@@ -35,10 +35,20 @@ import math
 import cv2
 import numpy as np
 
+from .candidates import _Blob
+
 #: Whether a bar too long for a token on edge in the canonical view is
 #: measured again in the camera's image (:func:`stands_in_image`).  False:
 #: the canonical length alone, as before.
 UPRIGHT_LENGTH_IN_IMAGE = True
+#: Only a bar centred within this fraction of the plate radius is measured
+#: again: tokens on edge lie at most 0.733 of it out (forced uprights
+#: 243000-243999, ``vision.tokens.SLOPE_HIGHLIGHT_MIN_RADIUS_FRAC``); the 30
+#: bars it turned to tokens on edge in fresh scenes 1720000-1721199 at 640x480
+#: lay at most 0.642 out, and the one bar on no token it would have taken
+#: (upright scene 1720281, a curved piece of the rim's shading, solidity
+#: 0.65, 2.83 radii canonical, 2.69 in the image) lay 0.822 out.
+IMAGE_LENGTH_MAX_RADIUS_FRAC = 0.8
 
 
 def image_compression(to_canonical: np.ndarray) -> np.ndarray:
@@ -96,22 +106,19 @@ def bar_axes_in_image(mask: np.ndarray, to_canonical: np.ndarray) -> tuple[float
     return float(max(d1, d2)), float(min(d1, d2))
 
 
-def stands_in_image(mask: np.ndarray, major: float, axis_ratio: float, area: float, to_canonical: np.ndarray,
-                    token_r: float, *, length_radii: tuple[float, float], max_axis_ratio: float,
-                    max_area_faces: float) -> bool:
+def stands_in_image(b: _Blob, to_canonical: np.ndarray, token_r: float, plate_radius_px: float, *,
+                    length_radii: tuple[float, float], max_axis_ratio: float, max_area_faces: float) -> bool:
     """Whether a blob too long for a token on edge in the canonical view is one in the camera's image.
 
     Parameters
     ----------
-    mask : ndarray, bool, (S, S)
-        The blob's filled region.
-    major, axis_ratio, area : float
-        Its canonical measures: major axis (canonical pixels), minor / major,
-        area (canonical pixels).
+    b : _Blob
+        The blob (its canonical measures and filled region); the canvas
+        centre is the plate's.
     to_canonical : ndarray, float, (3, 3)
         The view's affine map from source pixels.
-    token_r : float
-        Token radius, canonical pixels.
+    token_r, plate_radius_px : float
+        Token and plate radius, canonical pixels.
     length_radii, max_axis_ratio, max_area_faces : see ``vision.tokens``
         ``UPRIGHT_LENGTH_RADII``, ``UPRIGHT_MAX_AXIS_RATIO``, ``UPRIGHT_MAX_AREA``.
 
@@ -121,14 +128,19 @@ def stands_in_image(mask: np.ndarray, major: float, axis_ratio: float, area: flo
         True when ``UPRIGHT_LENGTH_IN_IMAGE`` is set, the blob has the upright
         rule's shape in the canonical view but for its length (thinner than
         ``max_axis_ratio``, smaller than ``max_area_faces`` face areas, longer
-        than ``length_radii[1]``), and in the image (:func:`bar_axes_in_image`)
-        it is within ``length_radii`` and still thinner than ``max_axis_ratio``.
+        than ``length_radii[1]``), its centre lies within
+        ``IMAGE_LENGTH_MAX_RADIUS_FRAC`` of the plate radius, and in the image
+        (:func:`bar_axes_in_image`) it is within ``length_radii`` and still
+        thinner than ``max_axis_ratio``.
     """
-    if not UPRIGHT_LENGTH_IN_IMAGE or not token_r > 0:
+    if not UPRIGHT_LENGTH_IN_IMAGE or not token_r > 0 or not plate_radius_px > 0:
         return False
-    if not (axis_ratio < max_axis_ratio and area < max_area_faces * math.pi * token_r ** 2
-            and major > length_radii[1] * token_r):
+    if not (b.axis_ratio < max_axis_ratio and b.area < max_area_faces * math.pi * token_r ** 2
+            and b.major > length_radii[1] * token_r):
         return False
-    major_img, minor_img = bar_axes_in_image(mask, to_canonical)
+    centre = (b.mask.shape[0] - 1) / 2.0
+    if math.hypot(b.x - centre, b.y - centre) > IMAGE_LENGTH_MAX_RADIUS_FRAC * plate_radius_px:
+        return False
+    major_img, minor_img = bar_axes_in_image(b.mask, to_canonical)
     return (length_radii[0] * token_r <= major_img <= length_radii[1] * token_r
             and minor_img < max_axis_ratio * major_img)
