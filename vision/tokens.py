@@ -47,6 +47,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
                         half_max_radius, is_rim_arc, pair_neck_width, split_pair,
                         face_at_half_contrast)
 from .touching_lobes import touching_lobes
+from .rim_arc_face import without_rim_arcs
 from .dropped_bar import dropped_bars_as_uprights
 from .upright_in_image import stands_in_image
 from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
@@ -1506,6 +1507,8 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         if token_r <= 0:
             token_r = math.sqrt(lo_px * hi_px)
     face_area = math.pi * token_r ** 2
+    # a face joined to the well wall's glaze arc is judged without the arc (vision.rim_arc_face)
+    blobs = without_rim_arcs(blobs, view.radius_px / R, R, token_r, lambda m: _blobs(view, m, 0.0))
 
     # 2. Classify each blob by its shape.
     cands: list[Candidate] = []
