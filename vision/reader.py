@@ -30,6 +30,8 @@ from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
                        saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
+from . import faint_extra as _faint_extra
+from .faint_extra import faint_extras
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -931,6 +933,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("rearrange", f"tokens overlap: {len(merged)} face(s) drawn out and larger than a face, with "
                 f"{n_tokens} tokens counted (two tokens, one mostly on the other): rearrange without turning any",
                 cands, faces, 0.6)
+    extras, weakest = faint_extras(flat) if n_tokens == len(flat) else ([], math.nan)
+    if extras and _faint_extra.FAINT_EXTRA_UNCERTAIN:  # (see vision.faint_extra)
+        return ("uncertain", f"{n_tokens} tokens found, {len(extras)} far fainter than the other four (contrast "
+                f"{max(c.contrast for c in extras):.1f} against {weakest:.1f} Lab units): check for a fifth token",
+                cands, faces, 0.5)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
