@@ -5,10 +5,10 @@ unevenly: lighter where it faces the light, darker in its shading, and the
 plate model (ring medians, a first harmonic of the angle) follows it only
 in part.  The disc filter and the ring filter then find a disc-sized patch of
 it, or of a face's shadow on the glaze beside it, as a pale face or an
-outline: a contrast of 2-11 Lab units (2026-12-05: ten false fifth finds of
-``synth_table --seeds 1716000:1716400 --kind outcome --condition
-glaze=black_lacquer``), where the four faces of the same frames stand
-24-81 Lab units out.  Counted, they made a valid round ``reshake``, "5 tokens
+outline: their face part differs from the plate by 13-21 Lab units
+(2026-12-05: ten false fifth finds of ``synth_table --seeds
+1716000:1716400 --kind outcome --condition glaze=black_lacquer``), where the
+faces of the same frames, each lighter than the lacquer, differ by 50-90.  Counted, they made a valid round ``reshake``, "5 tokens
 on the plate, not 4".
 
 A fifth token is not known to be absent there either (a real fifth token may be
@@ -20,52 +20,78 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .candidates import Candidate
+import numpy as np
 
-#: On: a frame whose finds beyond the four strongest faces are all faint finds
-#: (:data:`FAINT_EXTRA_KINDS`) far fainter than those four is ``uncertain``
-#: (check for a fifth token) rather than ``reshake``.  Off: ``reshake`` as before.
+from .candidates import Candidate, _mean_residual
+
+#: On: a frame whose finds beyond four faces are all faint finds
+#: (:data:`FAINT_EXTRA_KINDS`) far paler than those faces, on a plate darker
+#: than each of them, is ``uncertain`` (check for a fifth token) rather than
+#: ``reshake``.  Off: ``reshake`` as before.
 FAINT_EXTRA_UNCERTAIN = True
 
 #: The kinds of find an extra may be: the disc filter's pale faces and the
 #: ring filter's outlines (a blob is a clear mark of the token's own size).
 FAINT_EXTRA_KINDS = ("faint", "outline")
 
-#: An extra is far fainter than the faces when its contrast is under this share
-#: of the contrast of the weakest of the four strongest faces (ratio, no unit).
-#: The false finds measured 0.05-0.40 of it (2.5-10.9 Lab units against
-#: 24.2-80.6); see the module docstring.
-FAINT_EXTRA_MAX_REL_CONTRAST = 0.5
+#: A find's own colour is the mean residual over this share of the token
+#: radius around its centre (its face part), Lab units.
+FAINT_EXTRA_CORE_RADII = 0.6
+
+#: An extra is far paler than the faces when its own colour difference from
+#: the plate is under this share of the faces' median (ratio, no unit).  The
+#: filters' contrasts do not compare (a ring's depth for an outline, a disc
+#: against its surround for a faint find), the face part's colour does.
+#: False finds of 2026-12-05 measured 0.2-0.4 of it; real fifth tokens on the
+#: same lacquer 0.3-1.0 (those under the share also abstain, never an outcome).
+FAINT_EXTRA_MAX_REL_CORE = 0.5
 
 #: Tokens in a round.
 TOKENS_PER_ROUND = 4
 
 
-def faint_extras(flat: Sequence[Candidate], tokens_per_round: int = TOKENS_PER_ROUND
-                 ) -> tuple[list[Candidate], float]:
-    """The finds beyond the strongest ``tokens_per_round`` faces when every one
-    of them is a faint find far fainter than those faces.
+def _core_norm(residual: np.ndarray, c: Candidate, token_r: float) -> float:
+    """Colour difference of the face part of find ``c`` from the plate, Lab units."""
+    return float(np.linalg.norm(_mean_residual(residual, c.x, c.y, FAINT_EXTRA_CORE_RADII * token_r)))
+
+
+def faint_extras(flat: Sequence[Candidate], residual: np.ndarray, token_r: float,
+                 tokens_per_round: int = TOKENS_PER_ROUND) -> tuple[list[Candidate], float, float]:
+    """The finds beyond the ``tokens_per_round`` faces most unlike the plate,
+    when the plate is darker than each of those faces and every extra is a
+    faint find far paler than they are.
 
     Parameters
     ----------
     flat : sequence of Candidate
-        The flat faces found (kinds ``disc``, ``faint``, ``outline``).
+        The flat faces found (kinds ``disc``, ``faint``, ``outline``), canonical pixels.
+    residual : ndarray, float32, (H, W, 3)
+        The searched view's residual (Lab units).
+    token_r : float
+        The frame's token radius, canonical pixels.
     tokens_per_round : int
         Faces in a round.
 
     Returns
     -------
-    (list of Candidate, float)
-        The extras (empty when there are none, or when any extra is a blob, of
-        another kind, or at least :data:`FAINT_EXTRA_MAX_REL_CONTRAST` of the
-        weakest strong face's contrast) and that weakest strong face's
-        contrast, Lab units (NaN when there are not more faces than a round).
+    (list of Candidate, float, float)
+        The extras (empty when there are none, when a face is not lighter than
+        the plate, or when any extra is a blob, of another kind, or at least
+        :data:`FAINT_EXTRA_MAX_REL_CORE` of the faces' median colour
+        difference), the largest extra's colour difference and the faces'
+        median, Lab units (NaN when there are not more faces than a round).
     """
+    nan = float("nan")
     if len(flat) <= tokens_per_round:
-        return [], float("nan")
-    ranked = sorted(flat, key=lambda c: c.contrast, reverse=True)
-    weakest = ranked[tokens_per_round - 1].contrast
-    extras = ranked[tokens_per_round:]
-    if all(c.kind in FAINT_EXTRA_KINDS and c.contrast < FAINT_EXTRA_MAX_REL_CONTRAST * weakest for c in extras):
-        return extras, weakest
-    return [], weakest
+        return [], nan, nan
+    norms = [_core_norm(residual, c, token_r) for c in flat]
+    order = sorted(range(len(flat)), key=lambda i: norms[i], reverse=True)
+    faces, extras = order[:tokens_per_round], order[tokens_per_round:]
+    median = float(np.median([norms[i] for i in faces]))
+    largest = norms[extras[0]]
+    lighter = all(float(_mean_residual(residual, flat[i].x, flat[i].y, FAINT_EXTRA_CORE_RADII * token_r)[0]) > 0.0
+                  for i in faces)
+    if lighter and all(flat[i].kind in FAINT_EXTRA_KINDS and norms[i] < FAINT_EXTRA_MAX_REL_CORE * median
+                       for i in extras):
+        return [flat[i] for i in extras], largest, median
+    return [], largest, median

@@ -933,10 +933,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("rearrange", f"tokens overlap: {len(merged)} face(s) drawn out and larger than a face, with "
                 f"{n_tokens} tokens counted (two tokens, one mostly on the other): rearrange without turning any",
                 cands, faces, 0.6)
-    extras, weakest = faint_extras(flat) if n_tokens == len(flat) else ([], math.nan)
+    extras, pale, median = faint_extras(flat, view.residual, r) if n_tokens == len(flat) else ([], 0.0, 0.0)
     if extras and _faint_extra.FAINT_EXTRA_UNCERTAIN:  # (see vision.faint_extra)
-        return ("uncertain", f"{n_tokens} tokens found, {len(extras)} far fainter than the other four (contrast "
-                f"{max(c.contrast for c in extras):.1f} against {weakest:.1f} Lab units): check for a fifth token",
+        return ("uncertain", f"{n_tokens} tokens found, {len(extras)} far paler than the other four on a darker "
+                f"plate (colour {pale:.1f} against {median:.1f} Lab units): check for a fifth token",
                 cands, faces, 0.5)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
