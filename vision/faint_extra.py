@@ -1,14 +1,16 @@
-"""A find beyond the four faces, far fainter than they are: check it, do not reshake.
+"""Finds beyond four faces, far paler than they are on a darker plate: check them, do not reshake.
 
 On a dark glaze (black lacquer) the well's wall is a band of the glaze lit
 unevenly: lighter where it faces the light, darker in its shading, and the
 plate model (ring medians, a first harmonic of the angle) follows it only
 in part.  The disc filter and the ring filter then find a disc-sized patch of
 it, or of a face's shadow on the glaze beside it, as a pale face or an
-outline: their face part differs from the plate by 13-21 Lab units
-(2026-12-05: ten false fifth finds of ``synth_table --seeds
-1716000:1716400 --kind outcome --condition glaze=black_lacquer``), where the
-faces of the same frames, each lighter than the lacquer, differ by 50-90.  Counted, they made a valid round ``reshake``, "5 tokens
+outline: their face part (mean residual over 0.6 token radii) differs from
+the plate by 9.3-19.9 Lab units (2026-12-05: the false fifth finds of ten
+scenes of ``synth_table --seeds 1716000:1716400 --kind outcome --condition
+glaze=black_lacquer --condition kelvin=2700:3800``), where the four faces of
+the same frames, each lighter than the lacquer, have a median of 46.4-92.1
+(shares 0.12-0.42).  Counted, they made a valid round ``reshake``, "5 tokens
 on the plate, not 4".
 
 A fifth token is not known to be absent there either (a real fifth token may be
