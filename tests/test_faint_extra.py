@@ -7,17 +7,18 @@ glaze, as fifth tokens.  Scenes 1716050 and 1716194 (``outcome``, 1280x720,
 ``glaze=black_lacquer``, ``kelvin=2700:3800``): four flat tokens read
 ``reshake``, "5 (6) tokens on the plate, not 4"; the extras' face parts
 differed from the lacquer by 13.5 and 17.5 Lab units, against a median of
-56.6 and 92.1 for the four faces.  A real fifth token may be that pale too
-(scene 1750085, ``five_tokens``: 19.6 against 41.8), so the frame is not
-read: it is ``uncertain``, check for a fifth token.  A fifth token as clear
-as the four stays a ``reshake``; so does a fifth token found by its outline
-whose face is as far from the plate as the four (1752336, 640x480).
+56.6 and 92.1 for the four faces.  A fifth token is not known to be absent
+there, so the frame is not read: it is ``uncertain``, check for a fifth
+token.  A fifth token as clear as the four stays a ``reshake``; so does one
+found by its outline whose face is as far from the plate as the four
+(1752336, 640x480), and a red fifth paler than the white faces but redder
+than the plate (1750085: 19.6 against 41.8, a* well above the glaze's).
 
 Checklist: real pixels (the rule shown to be what changes the verdict, the
 extras off every true token), the reason names the counts and contrasts, a
-clear fifth token keeps its reshake, a faint real fifth token is never an
-outcome; known values for the rule's edges (a blob extra, an extra at the
-ratio, four finds only).
+clear fifth token keeps its reshake, so does a pale red one; known values
+for the rule's edges (a blob extra, an extra at the share, a red extra, a
+face darker than the plate, four finds only).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ import pytest
 
 from vision import faint_extra
 from vision.candidates import Candidate
-from vision.faint_extra import FAINT_EXTRA_MAX_REL_CORE, faint_extras
+from vision.faint_extra import FAINT_EXTRA_MAX_DELTA_A, FAINT_EXTRA_MAX_REL_CORE, faint_extras
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -99,13 +100,14 @@ def test_fifth_outline_with_a_clear_face_stays_a_reshake():
     assert _off_truth(got, scene) == 0
 
 
-def test_faint_real_fifth_token_is_no_outcome():
-    # the price: a real fifth token found by the disc filter, its face 0.47 of the faces' median from the plate
+def test_paler_red_fifth_token_stays_a_reshake():
+    # a real fifth token, a red face in warm dim light paler than the white faces beside it (its face
+    # part 19.6 Lab units from the lacquer, 0.47 of the faces' median) but redder than the plate by more
+    # than FAINT_EXTRA_MAX_DELTA_A: the rule leaves it counted
     scene = _scene(1750085, "five_tokens")
     assert len(scene.label["tokens"]) == 5
     got = read_frame(scene.image)
-    m = EXTRA.match(got.reason)
-    assert got.verdict == "uncertain" and m is not None and m.group(1) == "5", got.reason
+    assert got.verdict == "reshake" and got.reason == "5 tokens on the plate, not 4", got.reason
     assert _off_truth(got, scene) == 0
 
 
@@ -116,15 +118,18 @@ CANVAS_PX, TOKEN_R_PX = 200, 10.0
 FOUR_FACES_L = (70.0, 65.0, 60.0, 40.0)
 
 
-def _drawn(faces: list[tuple[float, str]]) -> tuple[list[Candidate], np.ndarray]:
+def _drawn(faces: list[tuple[float, str]], red_a: float = 0.0) -> tuple[list[Candidate], np.ndarray]:
     """Finds in a row on a residual that is zero but for each find's disc of
-    ``TOKEN_R_PX`` at its L* difference, with their kinds."""
+    ``TOKEN_R_PX`` at its L* difference, with their kinds; the last find also
+    ``red_a`` a* units redder than the plate."""
     residual = np.zeros((CANVAS_PX, CANVAS_PX, 3), np.float32)
     cands = []
     for i, (dl, kind) in enumerate(faces):
         x, y = 20.0 + 30.0 * (i % 6), 30.0 + 60.0 * (i // 6)
         yy, xx = np.ogrid[:CANVAS_PX, :CANVAS_PX]
         residual[(xx - x) ** 2 + (yy - y) ** 2 < TOKEN_R_PX ** 2, 0] = dl
+        if i == len(faces) - 1:
+            residual[(xx - x) ** 2 + (yy - y) ** 2 < TOKEN_R_PX ** 2, 1] = red_a
         cands.append(Candidate(x=x, y=y, radius=TOKEN_R_PX, kind=kind, area_px=math.pi * TOKEN_R_PX ** 2,
                                axis_ratio=1.0, solidity=1.0, contrast=abs(dl),
                                found_by="blob" if kind == "disc" else "disc_filter"))
@@ -149,6 +154,11 @@ def test_rule_edges():
     # a pale extra beside a clear fifth: the clear one stays counted
     cands, res = _drawn(four + [(0.2 * median, "faint"), (0.9 * median, "faint")])
     assert faint_extras(cands, res, TOKEN_R_PX)[0] == []
+    # an extra as red as a dim red face: a fifth face as far as this rule goes
+    cands, res = _drawn(four + [(0.1 * median, "faint")], red_a=FAINT_EXTRA_MAX_DELTA_A)
+    assert faint_extras(cands, res, TOKEN_R_PX)[0] == []
+    cands, res = _drawn(four + [(0.1 * median, "faint")], red_a=0.5 * FAINT_EXTRA_MAX_DELTA_A)
+    assert faint_extras(cands, res, TOKEN_R_PX)[0] == cands[4:]
     # a face darker than the plate (a red on a pale glaze): not a dark plate, the rule stays out
     cands, res = _drawn([(dl, "disc") for dl in FOUR_FACES_L[:3]] + [(-40.0, "disc"), (0.2 * median, "faint")])
     assert faint_extras(cands, res, TOKEN_R_PX)[0] == []

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .candidates import Candidate, _mean_residual
+from .tokens import RED_AMONG_FAINT_MIN_DELTA_A
 
 #: On: a frame whose finds beyond four faces are all faint finds
 #: (:data:`FAINT_EXTRA_KINDS`) far paler than those faces, on a plate darker
@@ -48,13 +49,14 @@ FAINT_EXTRA_CORE_RADII = 0.6
 #: same lacquer 0.3-1.0 (those under the share also abstain, never an outcome).
 FAINT_EXTRA_MAX_REL_CORE = 0.5
 
+#: An extra at least this much redder than the plate (a* residual of its face
+#: part, Lab units) may be a red face in dim light, paler than white faces
+#: beside it (fifth tokens of 2026-12-05, 640x480: a* +10.8 to +28.1): it stays
+#: counted.  The false finds were the glaze's own colour (a* -1.2 to +2.0).
+FAINT_EXTRA_MAX_DELTA_A = RED_AMONG_FAINT_MIN_DELTA_A
+
 #: Tokens in a round.
 TOKENS_PER_ROUND = 4
-
-
-def _core_norm(residual: np.ndarray, c: Candidate, token_r: float) -> float:
-    """Colour difference of the face part of find ``c`` from the plate, Lab units."""
-    return float(np.linalg.norm(_mean_residual(residual, c.x, c.y, FAINT_EXTRA_CORE_RADII * token_r)))
 
 
 def faint_extras(flat: Sequence[Candidate], residual: np.ndarray, token_r: float,
@@ -78,22 +80,22 @@ def faint_extras(flat: Sequence[Candidate], residual: np.ndarray, token_r: float
     -------
     (list of Candidate, float, float)
         The extras (empty when there are none, when a face is not lighter than
-        the plate, or when any extra is a blob, of another kind, or at least
+        the plate, or when any extra is a blob, of another kind, at least
         :data:`FAINT_EXTRA_MAX_REL_CORE` of the faces' median colour
-        difference), the largest extra's colour difference and the faces'
+        difference, or at least :data:`FAINT_EXTRA_MAX_DELTA_A` redder than the plate), the largest extra's colour difference and the faces'
         median, Lab units (NaN when there are not more faces than a round).
     """
     nan = float("nan")
     if len(flat) <= tokens_per_round:
         return [], nan, nan
-    norms = [_core_norm(residual, c, token_r) for c in flat]
+    cores = [_mean_residual(residual, c.x, c.y, FAINT_EXTRA_CORE_RADII * token_r) for c in flat]
+    norms = [float(np.linalg.norm(core)) for core in cores]
     order = sorted(range(len(flat)), key=lambda i: norms[i], reverse=True)
     faces, extras = order[:tokens_per_round], order[tokens_per_round:]
     median = float(np.median([norms[i] for i in faces]))
     largest = norms[extras[0]]
-    lighter = all(float(_mean_residual(residual, flat[i].x, flat[i].y, FAINT_EXTRA_CORE_RADII * token_r)[0]) > 0.0
-                  for i in faces)
+    lighter = all(float(cores[i][0]) > 0.0 for i in faces)
     if lighter and all(flat[i].kind in FAINT_EXTRA_KINDS and norms[i] < FAINT_EXTRA_MAX_REL_CORE * median
-                       for i in extras):
+                       and float(cores[i][1]) < FAINT_EXTRA_MAX_DELTA_A for i in extras):
         return [flat[i] for i in extras], largest, median
     return [], largest, median
