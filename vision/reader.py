@@ -31,6 +31,7 @@ from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: 
                        saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
 from . import faint_extra as _faint_extra
+from . import plate_reach
 from .faint_extra import faint_extras
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
@@ -788,10 +789,11 @@ def plate_intrusions(plate: PlateFit, token_area_src_px: float,
     touching[labels[band > 0]] = True
     out = []
     for i in np.flatnonzero(touching[1:]) + 1:
-        _, _, bw, bh = _component_box(outside, labels, n, int(i))
-        length = float(max(bw, bh))
-        if (areas[i] > OFFPLATE_AREA_RANGE[1] * token_area
-                or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam):
+        box = _component_box(outside, labels, n, int(i))
+        length = float(max(box[2], box[3]))
+        if ((areas[i] > OFFPLATE_AREA_RANGE[1] * token_area
+                or length > INTRUSION_MIN_LENGTH_DIAMS * token_diam)
+                and not plate_reach.is_plate_shadow(plate, labels, int(i), box)):  # its own shadow
             cx, cy = _component_centroid(labels, int(i), int(areas[i]))
             out.append((float(cx / s), float(cy / s), length / s))
     return out
