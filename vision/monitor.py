@@ -13,11 +13,11 @@ The occlusion is measured at two pixel thresholds: the fixed ceiling
 (``FeatureSettings.diff_threshold``) and one that follows the camera noise,
 measured while idle on still frames of the bare plate (:data:`NOISE_MIN_FRAMES`).
 The noise-relative one starts a round and, for a *faint bowl* (one the ceiling
-never saw covering the plate while still: a white bowl on a celadon or white
-plate), tells when it has gone; where the two disagree on a still frame (the
-faint bowl, or tokens that moved under the bowl), the reader decides whether
-the plate is bare.  A bowl the ceiling sees is followed at the ceiling, as
-before.
+never saw clearly covering the plate while still, ``MonitorConfig.occ_follow_hi``:
+a white bowl on a celadon or white plate), tells when it has gone; where the two
+disagree on a still frame (the faint bowl, or tokens that moved under the bowl),
+the reader decides whether the plate is bare.  A bowl the ceiling sees clearly
+is followed at the ceiling, as before.
 The still-frame reader (:func:`vision.read_frame`) runs only to learn the bare
 plate, while the bowl is being lifted (to see a token touched) and after the
 bowl has cleared, until ``stable_frames`` consecutive readings agree.
@@ -77,7 +77,7 @@ class _Round:
     t_wait: float | None = None                      # start of the current reading timeout
     covered_again: int = 0
     o_prev: float = math.nan
-    bowl_seen_hi: bool = False                       # the ceiling threshold saw the bowl on a still covered frame
+    bowl_seen_hi: bool = False                       # the ceiling saw the bowl (occ_follow_hi) on a still covered frame
 
 
 def _default_ids(table: str) -> Callable[[float], str]:
@@ -306,8 +306,8 @@ class RoundMonitor(RevealMixin):
         """The occlusion that says whether the bowl is over the plate, while a round is covered or revealing.
 
         ``o_lo`` is the noise-relative occlusion, ``self._o_hi`` the ceiling's (never larger).  A bowl the
-        ceiling saw on a still covered frame is followed at the ceiling (as before the noise-relative
-        threshold).  A faint bowl is followed at ``o_lo``; where the two disagree (``o_hi < occ_on <=
+        ceiling saw clearly (``o_hi >= occ_follow_hi``) on a still covered frame is followed at the ceiling
+        (as before the noise-relative threshold).  A faint bowl is followed at ``o_lo``; where the two disagree (``o_hi < occ_on <=
         o_lo``) on a still frame, the disagreement is a faint bowl or tokens that moved under the bowl,
         and the reader decides: a reading of the tokens (outcome, rearrange or reshake; not an
         ``uncertain`` one, which a faint bowl's reflections can give: clip 1300024 normal, 480x270 at
@@ -315,7 +315,7 @@ class RoundMonitor(RevealMixin):
         taken to be there until still).
         """
         cfg, rnd, o_hi = self.cfg, self._rnd, self._o_hi
-        if self.state in COVERED_STATES and o_hi >= cfg.occ_on and m <= self._threshold():
+        if self.state in COVERED_STATES and o_hi >= cfg.occ_follow_hi and m <= self._threshold():
             rnd.bowl_seen_hi = True
         if rnd.bowl_seen_hi or not o_hi < cfg.occ_on <= o_lo:
             return o_hi if rnd.bowl_seen_hi else o_lo

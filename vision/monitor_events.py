@@ -67,6 +67,18 @@ class MonitorConfig:
         Occlusion (fraction of the inner plate unlike the bare reference) at
         or above which the bowl is on, below which it has cleared (it has also
         cleared when the occlusion is below ``occ_on``, steady and nothing moves).
+    occ_follow_hi : float
+        The bowl is followed at the ceiling pixel threshold (fraction of the
+        inner plate at ``FeatureSettings.diff_threshold``) only once that
+        occlusion has reached this on a still covered frame; below, at the
+        noise-relative threshold.  Once followed at the ceiling, the occlusion
+        falling under ``occ_on`` means the lift, so the ceiling must see the
+        bowl at rest clear of ``occ_on`` by more than the occlusion's spread on
+        a still bowl.  A bowl the ceiling sees only around ``occ_on`` (0.36-0.48
+        at rest in clips 1300216 normal and 1300225 same_layout, 640x360 at
+        25 fps) was taken to lift when the ceiling's occlusion dipped under it
+        mid-shake or at rest (a false reveal, or a shake lost to false reveals
+        and a false ``no_shake`` void).
     motion_min, motion_k : float
         A frame is moving when its motion exceeds ``max(motion_min, motion_k *
         noise floor)``, the floor being the median motion of still idle frames.
@@ -106,6 +118,7 @@ class MonitorConfig:
     lift_guard_s: float = 0.4
     occ_on: float = 0.40
     occ_clear: float = 0.30
+    occ_follow_hi: float = 0.60
     motion_min: float = 0.6
     motion_k: float = 1.8
     stable_tol_r: float = 0.5
@@ -133,6 +146,8 @@ class MonitorConfig:
             raise ValueError("cancel_after_s must exceed pause_after_s")
         if not 0 < self.occ_clear <= self.occ_on < 1:
             raise ValueError("expected 0 < occ_clear <= occ_on < 1")
+        if not self.occ_on <= self.occ_follow_hi <= 1:
+            raise ValueError("expected occ_on <= occ_follow_hi <= 1")
 
 
 def jsonable(value: Any) -> Any:
