@@ -78,7 +78,12 @@ class MonitorConfig:
         at rest in clips 1300216 normal and 1300225 same_layout, 640x360 at
         25 fps) was taken to lift when the ceiling's occlusion dipped under it
         mid-shake or at rest (a false reveal, or a shake lost to false reveals
-        and a false ``no_shake`` void).
+        and a false ``no_shake`` void).  Margins (normal clips 1300200-1300219,
+        640x360 at 25 fps, ceiling occlusion on still frames of the still
+        phase): most bowls 0.94-1.00; three 0.58-0.81 (1300204, 1300205,
+        1300214; spread on one still bowl at most 0.18), whichever threshold
+        follows them (their noise-relative occlusion is 0.76-1.00) stays over
+        ``occ_on``; the two cases at most 0.48, 0.12 under this.
     motion_min, motion_k : float
         A frame is moving when its motion exceeds ``max(motion_min, motion_k *
         noise floor)``, the floor being the median motion of still idle frames.
