@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .candidates import Candidate, _mean_residual
-from .tokens import RED_AMONG_FAINT_MIN_DELTA_A
+from .tokens import RED_AMONG_FAINT_MIN_DELTA_A, TOKENS_PER_ROUND
 
 #: On: a frame whose finds beyond four faces are all faint finds
 #: (:data:`FAINT_EXTRA_KINDS`) far paler than those faces, on a plate darker
@@ -54,9 +54,6 @@ FAINT_EXTRA_MAX_REL_CORE = 0.5
 #: beside it (fifth tokens of 2026-12-05, 640x480: a* +10.8 to +28.1): it stays
 #: counted.  The false finds were the glaze's own colour (a* -1.2 to +2.0).
 FAINT_EXTRA_MAX_DELTA_A = RED_AMONG_FAINT_MIN_DELTA_A
-
-#: Tokens in a round.
-TOKENS_PER_ROUND = 4
 
 
 def faint_extras(flat: Sequence[Candidate], residual: np.ndarray, token_r: float,

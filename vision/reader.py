@@ -32,7 +32,6 @@ from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: 
 from . import face_bar as _face_bar
 from . import faint_extra as _faint_extra
 from . import plate_reach
-from .faint_extra import faint_extras
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -935,7 +934,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("rearrange", f"tokens overlap: {len(merged)} face(s) drawn out and larger than a face, with "
                 f"{n_tokens} tokens counted (two tokens, one mostly on the other): rearrange without turning any",
                 cands, faces, 0.6)
-    extras, pale, median = faint_extras(flat, view.residual, r) if n_tokens == len(flat) else ([], 0.0, 0.0)
+    extras, pale, median = (_faint_extra.faint_extras(flat, view.residual, r) if n_tokens == len(flat)
+                            else ([], 0.0, 0.0))
     if extras and _faint_extra.FAINT_EXTRA_UNCERTAIN:  # (see vision.faint_extra)
         return ("uncertain", f"{n_tokens} tokens found, {len(extras)} far paler than the other four on a darker "
                 f"plate (colour {pale:.1f} against {median:.1f} Lab units): check for a fifth token",
