@@ -129,7 +129,8 @@ def stands_in_image(b: _Blob, to_canonical: np.ndarray, token_r: float, plate_ra
         rule's shape in the canonical view but for its length (thinner than
         ``max_axis_ratio``, smaller than ``max_area_faces`` face areas, longer
         than ``length_radii[1]``), its centre lies within
-        ``IMAGE_LENGTH_MAX_RADIUS_FRAC`` of the plate radius, and in the image
+        ``IMAGE_LENGTH_MAX_RADIUS_FRAC`` of the plate radius, it does not cross
+        the rim line (``b.crosses_rim``), and in the image
         (:func:`bar_axes_in_image`) it is within ``length_radii`` and still
         thinner than ``max_axis_ratio``.
     """
@@ -140,6 +141,14 @@ def stands_in_image(b: _Blob, to_canonical: np.ndarray, token_r: float, plate_ra
         return False
     centre = (b.mask.shape[0] - 1) / 2.0
     if math.hypot(b.x - centre, b.y - centre) > IMAGE_LENGTH_MAX_RADIUS_FRAC * plate_radius_px:
+        return False
+    if b.crosses_rim:
+        # A bar that reaches past the rim-crossing line (``tokens.RIM_CROSSING_FRAC``) is not seen whole
+        # in the well: the stick a dealer rearranges with, coming in over the rim onto a token (clip
+        # 1300128 overlap_rearrange, 640x360 at 25 fps: its part inside the well, centred 0.745-0.757 of
+        # the plate radius out, reaching 0.90, 2.87-3.11 radii long, read as a token on edge in the
+        # push, and the round was reshaken).  On 400 fresh upright scenes (1800000-1800399, 640x480)
+        # this bound changed no reading; clip 1300201's bar reaches 0.723.
         return False
     major_img, minor_img = bar_axes_in_image(b.mask, to_canonical)
     return (length_radii[0] * token_r <= major_img <= length_radii[1] * token_r
