@@ -1507,8 +1507,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
         if token_r <= 0:
             token_r = math.sqrt(lo_px * hi_px)
     face_area = math.pi * token_r ** 2
+    r_frac = view.radius_px / R  # (once, not per blob)
     # a face joined to the well wall's glaze arc is judged without the arc (vision.rim_arc_face)
-    blobs = without_rim_arcs(blobs, view.radius_px / R, R, token_r, lambda m: _blobs(view, m, 0.0))
+    blobs = without_rim_arcs(blobs, r_frac, R, token_r, lambda m: _blobs(view, m, 0.0))
 
     # 2. Classify each blob by its shape.
     cands: list[Candidate] = []
@@ -1516,7 +1517,6 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     weak: list[_Blob] = []
     used: set[int] = set()
     walls: list[_Blob] = []
-    r_frac = view.radius_px / R  # (once, not per blob)
     for b in blobs:
         if is_rim_arc(b.mask, r_frac, token_r / R):
             continue  # the rim's or the well wall's glaze, highlight or shadow
