@@ -333,6 +333,24 @@ def _smallest_square_above(limit: float) -> np.float32:
 _SHADOW_MIN_CHROMA_SQ = _smallest_square_above(SHADOW_MAX_CHROMA_UNITS)
 
 
+def cloth_chroma(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
+    """The colour part of a deviation from the cloth: ``sqrt(max(d^2 - l^2, 0))``.
+
+    Parameters
+    ----------
+    deviation, lightness : ndarray, float, (...)
+        From :func:`cloth_deviation` (the whole deviation and its lightness
+        part), cloth spreads; the result is computed in their dtype.
+
+    Returns
+    -------
+    ndarray, (...)
+        Cloth spreads: what a shadow, darker but of the cloth's chromaticity,
+        keeps near 0 (``SHADOW_MAX_CHROMA_UNITS``).
+    """
+    return np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+
+
 def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
     """Pixels that are neither cloth nor a shadow cast on the cloth.
 
@@ -351,7 +369,7 @@ def not_cloth_mask(deviation: np.ndarray, lightness: np.ndarray) -> np.ndarray:
     """
     if deviation.dtype != np.float32 or lightness.dtype != np.float32:
         # the squared chroma threshold below holds for float32 arithmetic
-        chroma = np.sqrt(np.maximum(deviation * deviation - lightness * lightness, 0.0))
+        chroma = cloth_chroma(deviation, lightness)
         return ((deviation > CLOTH_DEVIATION_UNITS)
                 & ((lightness > 0) | (chroma > SHADOW_MAX_CHROMA_UNITS))).astype(np.uint8)
     # chroma = sqrt(max(d^2 - l^2, 0)) > SHADOW_MAX_CHROMA_UNITS, without the

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .plate import SHADOW_MAX_CHROMA_UNITS, PlateFit
+from .plate import SHADOW_MAX_CHROMA_UNITS, PlateFit, cloth_chroma
 
 #: A region touching the band around the plate whose farthest pixel lies
 #: within this many plate radii of the centre (1 on the fitted outline) ...
@@ -91,7 +91,7 @@ def is_plate_shadow(plate: PlateFit, labels: np.ndarray, i: int, box: tuple[int,
     if not (light < 0).all():
         return False  # brighter somewhere: a rim, a token, a hand in light; not a shadow
     dev = plate.cloth_deviation[y:y + h, x:x + w][m].astype(np.float64)
-    chroma = np.sqrt(np.maximum(dev * dev - light * light, 0.0))
+    chroma = cloth_chroma(dev, light)
     if chroma.max() > SHADOW_MAX_CHROMA_TIMES * SHADOW_MAX_CHROMA_UNITS:
         return False
     return farthest_radius(plate, labels, i, box) <= SHADOW_MAX_REACH_RADII
