@@ -934,9 +934,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("rearrange", f"tokens overlap: {len(merged)} face(s) drawn out and larger than a face, with "
                 f"{n_tokens} tokens counted (two tokens, one mostly on the other): rearrange without turning any",
                 cands, faces, 0.6)
-    extras, pale, median = (_faint_extra.faint_extras(flat, view.residual, r) if n_tokens == len(flat)
-                            else ([], 0.0, 0.0))
-    if extras and _faint_extra.FAINT_EXTRA_UNCERTAIN:  # (see vision.faint_extra)
+    extras, pale, median = (_faint_extra.faint_extras(flat, view.residual, r)
+                            if _faint_extra.FAINT_EXTRA_UNCERTAIN and n_tokens == len(flat) else ([], 0.0, 0.0))
+    if extras:  # (see vision.faint_extra)
         return ("uncertain", f"{n_tokens} tokens found, {len(extras)} far paler than the other four on a darker "
                 f"plate (colour {pale:.1f} against {median:.1f} Lab units): check for a fifth token",
                 cands, faces, 0.5)
