@@ -79,6 +79,11 @@ class _Round:
     o_prev: float = math.nan
     bowl_seen_hi: bool = False                       # the ceiling saw the bowl (occ_follow_hi) on a still covered frame
 
+    @property
+    def result_given(self) -> bool:
+        """The round's result is already out (a void, or ``uncertain`` at the clear): read on only for its layout."""
+        return self.void is not None or self.abstained
+
 
 def _default_ids(table: str) -> Callable[[float], str]:
     n = [0]

@@ -105,7 +105,7 @@ class RevealMixin:
         run, self._run = self._run, []
         r = run[-1].reading
         lay = layout_of(r)
-        if rnd.void is not None or rnd.abstained:  # already void or uncertain: just note the layout for the next round
+        if rnd.result_given:                     # already void or uncertain: just note the layout for the next round
             if r.verdict == "outcome":
                 self._last_layouts = (lay,)
             return self._end_round(small, t)
@@ -176,7 +176,7 @@ class RevealMixin:
             self._last_layouts = tuple(rnd.outcome_layouts)
         # else: no outcome reading, nothing to remember: the last layout(s) stay those of the round before
         # (as before this rule), so the next round is still compared with that one
-        if rnd.void is not None or rnd.abstained:
+        if rnd.result_given:
             return self._end_round(small, t)
         last = "no reading" if r is None else f"{r.verdict}: {r.reason}"
         what = "after the rearrange" if self.state == "rearranging" else "after the reveal"
