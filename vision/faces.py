@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .canonical import CanonicalView
+from .warm_white import is_warm_white
 
 #: A face is red when its a* exceeds the plate's by at least this (Lab units).
 RED_MIN_DELTA_A = 18.0
@@ -334,6 +335,7 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
     if face.shape[0] < 3:
         return FaceReading("unknown", 0.5, 0.0, 0.0, 0.0, -rule.white_max_delta_a)
     plate_ref = np.median(plate, axis=0)
+    plate_lab = plate_ref.astype(np.float64)  # as measured (a* not clipped): the light's colour on the plate
     plate_a = float(plate_ref[1])
     # The plate is the white reference, but only as far as neutral: a green or
     # blue glaze (negative a*) would make every white face look reddish.
@@ -379,6 +381,13 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
         face_name, margin = "white", min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a)
         if redder_than_orange:
             margin = min(margin, WHITE_NEUTRAL_MAX_A - abs_a)
+    elif (delta_a <= rule.white_max_delta_a and abs_a <= rule.white_max_abs_a and delta_l >= WHITE_MIN_DELTA_L
+          and face_l >= WHITE_MIN_L
+          and (warm := is_warm_white(face_l, abs_a, abs_b, np.median(view.bgr[box][sel], axis=0), plate_lab))[0]):
+        # a white tinted by a lamp warmer than the camera's balance, on a
+        # plate too dark to carry the tint (see vision.warm_white)
+        face_name = "white"
+        margin = min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a, warm[1])
     else:
         face_name = "unknown"
         margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
