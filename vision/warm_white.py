@@ -28,8 +28,8 @@ colour, which tints the plate just as it tints the face: in linear light the
 blue-to-green ratio of a white face is the lamp's times the white's own
 (0.76-1.2 for the synthesizer's whites), the plate's the lamp's times the
 glaze's (black lacquer about 1.0, pale blue about 1.3), so a white's ratio is
-at least about 0.55 of the plate's, whatever the lamp; a gold pigment's is
-about 0.13 of a neutral glaze's.  A face much yellower than the plate is no
+at least about 0.55 of the plate's, whatever the lamp (measured 0.54 or
+more); a gold pigment's is about 0.15 of a neutral glaze's.  A face much yellower than the plate is no
 white under this rule.
 """
 from __future__ import annotations
@@ -60,11 +60,16 @@ WARM_WHITE_MAX_CHROMA = 60.0
 #: as a natural log: at least this.  A white's ratio is the lamp's times its
 #: own (0.76-1.2), the plate's the lamp's times the glaze's (at most about
 #: 1.3, pale blue), so a white is at least about ln(0.55) = -0.6 against the
-#: plate; white faces this rule reads on black lacquer under 2700-3800 K
-#: measured -0.92 or more (a black plate's dark levels are noisy), on the
-#: other glazes -0.48 or more.  A gold pigment on a neutral plate measures
-#: about ln(0.13) = -2.0.
-WARM_WHITE_MIN_BLUE_GREEN_LN = -1.2
+#: plate; the white faces beyond the white chroma bound that this rule
+#: reads measured -0.61 or more on black lacquer under 2700-3800 K (303
+#: faces, fresh scenes 1820000-1820399 at 1280x720), -0.50 or more on the
+#: other glazes (76 faces, 1821000-1821399), -0.35 on a natural mix (36,
+#: 1822000-1822299 at 1024x768).  A gold pigment (the synthesizer's gold
+#: decoration, sRGB 196, 152, 64) on a neutral plate measures ln(0.15) = -1.9,
+#: and a yellow as strong as a white's under 2700 K (L* 80, a* 10, b* 45) on a
+#: neutral black plate -1.1: no white under a lamp that leaves the plate
+#: neutral.  The bound lies 0.3 (a ratio of 1.35) below the whites measured.
+WARM_WHITE_MIN_BLUE_GREEN_LN = -0.9
 
 
 def blue_green_ln(bgr: np.ndarray) -> float:
