@@ -131,3 +131,12 @@ def test_red_faces_in_warm_light_are_never_white():
                 reds += 1
                 assert t.face != "white", (seed, t)
     assert reds >= 10
+
+
+def test_not_beside_a_pale_plate():
+    # a pale plate takes the lamp's tint as a white does: the relative chroma
+    # reads such whites, and a yellow face there may be the glaze's own colour
+    face = np.array(WARM_WHITE, float)
+    assert is_warm_white(*WARM_WHITE, lab_levels(face), np.array(WARM_BLACK_PLATE, float))[0]
+    assert not is_warm_white(*WARM_WHITE, lab_levels(face), np.array([60.0, 4.0, 12.0]))[0]
+    assert painted((86, -6, 54), (75, 20, 58)).face == "unknown"  # pale yellow on a gold glaze

@@ -7,7 +7,8 @@ warm and ivory whites under 2700 K, by its own light model), at a hue of
 70-95 degrees (yellow, a* at most about 16).  The face rule of
 :mod:`vision.faces` measures a white's chroma relative to the plate, which
 takes the light's tint out on a pale glaze (the plate is as yellow as the
-white), but not on a black glaze: a black plate reflects little light, and
+white), but not on a black glaze (this rule reads only faces beside a dark
+plate): a black plate reflects little light, and
 its Lab colour is near neutral whatever the light's colour.  Such whites
 fell beyond the white chroma bound (22) and were undecided: on black lacquer
 under 2700-3800 K (fresh forced four flat tokens 1820000-1820399 at
@@ -70,6 +71,19 @@ WARM_WHITE_MAX_CHROMA = 60.0
 #: neutral black plate -1.1: no white under a lamp that leaves the plate
 #: neutral.  The bound lies 0.3 (a ratio of 1.35) below the whites measured.
 WARM_WHITE_MIN_BLUE_GREEN_LN = -0.9
+#: The plate beside the face is dark: its L* (0-100) at most this.  Only a
+#: plate that reflects little light stays near neutral in Lab under a warm
+#: lamp; a pale plate takes the lamp's tint as a white does, and the face
+#: rule's chroma relative to the plate already reads such a white.  On a
+#: pale yellow glaze a yellow face may be the glaze's own colour (a faint
+#: find of a gold glaze, fresh scene 1016290): one frame cannot show whether
+#: the light or the thing is yellow, and such faces stay undecided
+#: (tests/test_faces_dim.py).  The plate beside the newly read whites on
+#: black lacquer measured L* 3-34 at the 90th percentile (up to 80 inside
+#: the lacquer's highlight, where this rule then does not read them); gold,
+#: the darkest pale glaze, measured 58 or more under 2700-3800 K within a stop
+#: of exposure (and about 40 two stops under).
+WARM_WHITE_MAX_PLATE_L = 35.0
 
 
 def blue_green_ln(bgr: np.ndarray) -> float:
@@ -131,7 +145,8 @@ def is_warm_white(l_star: float, a_star: float, b_star: float, face_bgr: np.ndar
     """Whether a face that no other face rule decides is a white under a warm lamp.
 
     The caller checks the white a* and lightness bounds of the face rule; this
-    checks the hue (``WARM_WHITE_HUE_RANGE_DEG``), the chroma
+    checks that the plate beside the face is dark (``WARM_WHITE_MAX_PLATE_L``),
+    the hue (``WARM_WHITE_HUE_RANGE_DEG``), the chroma
     (``WARM_WHITE_MAX_CHROMA``) and that the face is no yellower than the
     light makes a white beside the plate (``WARM_WHITE_MIN_BLUE_GREEN_LN``).
 
@@ -149,9 +164,10 @@ def is_warm_white(l_star: float, a_star: float, b_star: float, face_bgr: np.ndar
     warm_white : bool
         False also when the switch ``WARM_WHITE_RULE`` is off or a value is NaN.
     margin : float
-        The smallest room inside the three bounds (degrees of hue, Lab units
-        of chroma, and 10 x the log ratio: units of about one Lab unit each);
-        negative when outside.
+        The smallest room inside the four bounds (degrees of hue, Lab units
+        of chroma and of the plate's L*, and 10 x the log ratio: units of
+        about one Lab unit each); negative when outside (-inf when the plate
+        is not dark).
 
     Raises
     ------
@@ -162,6 +178,11 @@ def is_warm_white(l_star: float, a_star: float, b_star: float, face_bgr: np.ndar
         return False, -math.inf
     if not all(math.isfinite(v) for v in (l_star, a_star, b_star)):
         return False, -math.inf
+    plate = np.asarray(plate_lab, dtype=np.float64)
+    if plate.shape != (3,):
+        raise ValueError(f"plate_lab: expected 3 values (L*, a*, b*), got shape {plate.shape}")
+    if not WARM_WHITE_MAX_PLATE_L >= plate[0]:  # (NaN: no plate measured)
+        return False, -math.inf
     hue = math.degrees(math.atan2(b_star, a_star))
     lo, hi = WARM_WHITE_HUE_RANGE_DEG
     chroma = math.hypot(a_star, b_star)
@@ -169,5 +190,5 @@ def is_warm_white(l_star: float, a_star: float, b_star: float, face_bgr: np.ndar
     if math.isnan(ratio):
         return False, -math.inf
     margin = min(hue - lo, hi - hue, WARM_WHITE_MAX_CHROMA - chroma,
-                 10.0 * (ratio - WARM_WHITE_MIN_BLUE_GREEN_LN))
+                 10.0 * (ratio - WARM_WHITE_MIN_BLUE_GREEN_LN), WARM_WHITE_MAX_PLATE_L - float(plate[0]))
     return margin >= 0.0, float(margin)
