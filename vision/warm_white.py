@@ -32,6 +32,14 @@ glaze's (black lacquer about 1.0, pale blue about 1.3), so a white's ratio is
 at least about 0.55 of the plate's, whatever the lamp (measured 0.54 or
 more); a gold pigment's is about 0.15 of a neutral glaze's.  A face much yellower than the plate is no
 white under this rule.
+
+A/B (this rule on against off, fresh scenes; wrong outcomes 0 on both sides
+everywhere): black lacquer outcome 2700-3800 K, 1824000-1824399 at 1280x720
+right 213 against 142, 1824400-1824799 at 640x480 207 against 156 (every
+change an abstention read right); no verdict changed on black lacquer under
+4500-7000 K (400 at 1280x720), on the other glazes under 2700-3800 K (400 at
+1280x720, 200 at 640x480), on three and five tokens on black lacquer (150
+each at 1280x720) or on a natural mix (200 at 1024x768).
 """
 from __future__ import annotations
 
