@@ -102,14 +102,26 @@ def colour_joined_to_faces(residual: np.ndarray, radius_px: np.ndarray, plate_ra
     if not faces:
         return []
     well = radius_px < JOINED_COLOUR_WELL_FRAC * plate_radius_px
-    chroma = np.hypot(residual[..., 1], residual[..., 2])
-    median, noise = median_and_noise(chroma[well])
+    # Everything is read only on the well, so it is all done on the well's
+    # bounding box (the whole canvas when the well is empty): ``np.hypot`` is
+    # element-wise (the same values), the box's well pixels row-major are
+    # ``chroma[well]`` in the same order, no pixel outside the box is above,
+    # so the box's components are the canvas's (their numbering aside) with
+    # the same pixels, and the discs are drawn in canvas coordinates.
+    h, w = well.shape
+    bx, by, bw, bh = cv2.boundingRect(well.view(np.uint8)) if well.dtype == bool else (0, 0, 0, 0)
+    if bw == 0 or bh == 0:
+        bx, by, bw, bh = 0, 0, w, h
+    box = (slice(by, by + bh), slice(bx, bx + bw))
+    well_box = well[box]
+    chroma = np.hypot(residual[box + (1,)], residual[box + (2,)])
+    median, noise = median_and_noise(chroma[well_box])
     threshold = max(JOINED_COLOUR_MIN_LAB, float(median) + JOINED_COLOUR_NOISE_UNITS * noise)
-    above = ((chroma >= threshold) & well).astype(np.uint8)
+    above = ((chroma >= threshold) & well_box).astype(np.uint8)
     _, labels = cv2.connectedComponents(above, connectivity=8)
-    h, w = above.shape
-    yy, xx = np.ogrid[0:h, 0:w]  # a column of rows and a row of columns, broadcast: the same sums per pixel
-    discs = np.zeros((h, w), bool)
+    # a column of rows and a row of columns (canvas coordinates), broadcast: the same sums per pixel
+    yy, xx = np.ogrid[by:by + bh, bx:bx + bw]
+    discs = np.zeros((bh, bw), bool)
     for x, y in faces:
         discs |= (xx - x) ** 2 + (yy - y) ** 2 < (JOINED_COLOUR_DISC_RADII * token_radius_px) ** 2
     outside = np.where(discs, 0, labels)
@@ -118,6 +130,7 @@ def colour_joined_to_faces(residual: np.ndarray, radius_px: np.ndarray, plate_ra
     out = []
     for x, y in faces:
         i, j = min(max(int(round(y)), 0), h - 1), min(max(int(round(x)), 0), w - 1)
-        label = int(labels[i, j])
+        inside = by <= i < by + bh and bx <= j < bx + bw
+        label = int(labels[i - by, j - bx]) if inside else 0
         out.append(float(areas[label]) / token_area if label else 0.0)
     return out
