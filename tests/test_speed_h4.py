@@ -111,3 +111,81 @@ def test_colour_joined_to_faces_same_as_whole_canvas():
         r_plate = 128.0 if t % 3 else 150.0
         got = colour_joined_to_faces(residual, radius, r_plate, faces, 14.0)
         assert got == ref_colour_joined_to_faces(residual, radius, r_plate, faces, 14.0)
+
+
+def ref_dropped_bar(delta_e, claimed, x, y, token_r, threshold, *, length_radii, max_area_faces):
+    """``vision.dropped_bar.dropped_bar`` before the regions' sizes were counted at once."""
+    import math
+
+    import cv2
+
+    from vision.dropped_bar import (DROPPED_BAR_HYSTERESIS, DROPPED_BAR_MAX_SAGITTA_RADII,
+                                    DROPPED_BAR_MAX_WIDTH_RADII, DROPPED_BAR_MIN_ABOVE_SHARE,
+                                    DROPPED_BAR_REACH_RADII)
+    h, w = delta_e.shape
+    reach = int(math.ceil((DROPPED_BAR_REACH_RADII + length_radii[1] / 2 + 1.0) * token_r))
+    x0, x1 = max(int(x) - reach, 0), min(int(x) + reach + 1, w)
+    y0, y1 = max(int(y) - reach, 0), min(int(y) + reach + 1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    de = delta_e[y0:y1, x0:x1]
+    low = ((de >= DROPPED_BAR_HYSTERESIS * threshold) & (claimed[y0:y1, x0:x1] == 0)).astype(np.uint8)
+    n, labels = cv2.connectedComponents(low, connectivity=8)
+    face_area = math.pi * token_r ** 2
+    for i in range(1, n):
+        sel = labels == i
+        above = de[sel] >= threshold
+        count = int(sel.sum())
+        if count < 5 or not above.any() or count >= max_area_faces * face_area:
+            continue
+        ys, xs = np.nonzero(sel)
+        cx, cy = float(xs.mean()), float(ys.mean())
+        if math.hypot(cx + x0 - x, cy + y0 - y) > DROPPED_BAR_REACH_RADII * token_r:
+            continue
+        if float(above.mean()) < DROPPED_BAR_MIN_ABOVE_SHARE:
+            continue
+        evals, evecs = np.linalg.eigh(np.cov(np.vstack([xs - cx, ys - cy])))
+        length = math.sqrt(12.0 * max(float(evals[1]), 0.0))
+        width = math.sqrt(12.0 * max(float(evals[0]), 0.0))
+        if not (length_radii[0] * token_r <= length <= length_radii[1] * token_r
+                and width <= DROPPED_BAR_MAX_WIDTH_RADII * token_r):
+            continue
+        along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
+        across = (xs - cx) * evecs[0, 0] + (ys - cy) * evecs[1, 0]
+        bow = float(np.polyfit(along, across, 2)[0]) * (length / 2) ** 2
+        if abs(bow) > DROPPED_BAR_MAX_SAGITTA_RADII * token_r:
+            continue
+        return cx + x0, cy + y0, float(count), width / length if length > 0 else 1.0
+    return None
+
+
+def test_dropped_bar_same_as_region_by_region():
+    import math
+
+    import cv2
+
+    from vision import tokens
+    from vision.dropped_bar import dropped_bar
+    rng = np.random.default_rng(12)
+    found = 0
+    for t in range(150):
+        de = rng.gamma(2.0, 1.5 + t % 4, (160, 160)).astype(np.float32)  # specks near the threshold
+        claimed = np.zeros((160, 160), np.uint8)
+        x, y = (float(v) for v in rng.uniform(40, 120, 2))
+        for _ in range(t % 4):  # bars near (x, y) about an upright's length, some in fragments, some claimed
+            angle, half = rng.uniform(0, math.pi), 17.0 * rng.uniform(0.5, 1.6)
+            c = np.array([x, y]) + rng.normal(0, 8, 2)
+            d = half * np.array([math.cos(angle), math.sin(angle)])
+            cv2.line(de, tuple(int(v) for v in c - d), tuple(int(v) for v in c + d), float(rng.uniform(13, 30)),
+                     int(rng.integers(2, 6)))
+            if t % 2:
+                cv2.circle(de, tuple(int(v) for v in c), 2, 0.0, -1)  # broken in two
+        if t % 3 == 0:
+            cv2.circle(claimed, (80, 80), 15, 1, -1)
+        if t % 5 == 0:
+            de[rng.uniform(size=de.shape) < 0.01] = np.nan
+        kw = dict(length_radii=tokens.UPRIGHT_LENGTH_RADII, max_area_faces=tokens.UPRIGHT_MAX_AREA)
+        got = dropped_bar(de, claimed, x, y, 17.0, 15.0, **kw)
+        assert got == ref_dropped_bar(de, claimed, x, y, 17.0, 15.0, **kw)
+        found += got is not None
+    assert found > 5

@@ -83,12 +83,18 @@ def dropped_bar(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, to
     low = ((de >= DROPPED_BAR_HYSTERESIS * threshold) & (claimed[y0:y1, x0:x1] == 0)).astype(np.uint8)
     n, labels = cv2.connectedComponents(low, connectivity=8)
     face_area = math.pi * token_r ** 2
+    # Every region's size and whether it holds a pixel above ``threshold``,
+    # for all regions at once (the same numbers as ``sel.sum()`` and
+    # ``de[sel] >= threshold`` below give): a speck or a large region is
+    # passed over without a mask of its own.
+    counts = np.bincount(labels.ravel(), minlength=n)
+    has_above = np.bincount(labels[de >= threshold], minlength=n) > 0
     for i in range(1, n):
+        count = int(counts[i])
+        if count < 5 or not has_above[i] or count >= max_area_faces * face_area:
+            continue
         sel = labels == i
         above = de[sel] >= threshold
-        count = int(sel.sum())
-        if count < 5 or not above.any() or count >= max_area_faces * face_area:
-            continue
         ys, xs = np.nonzero(sel)
         cx, cy = float(xs.mean()), float(ys.mean())
         if math.hypot(cx + x0 - x, cy + y0 - y) > DROPPED_BAR_REACH_RADII * token_r:
