@@ -189,3 +189,61 @@ def test_dropped_bar_same_as_region_by_region():
         assert got == ref_dropped_bar(de, claimed, x, y, 17.0, 15.0, **kw)
         found += got is not None
     assert found > 5
+
+
+
+def ref_is_rim_arc(region, radius_frac, token_radius_frac):
+    """``vision.blobshape.is_rim_arc`` before the shortcut (checks left out)."""
+    import math
+
+    import cv2
+
+    from vision.blobshape import (RIM_ARC_MAX_THICKNESS_FRAC, RIM_ARC_MIN_LENGTH_RADII, RIM_ARC_MIN_RADIUS_FRAC,
+                                  _arc_is_even)
+    found = cv2.findNonZero(np.ascontiguousarray(region if region.dtype == bool else region != 0).view(np.uint8))
+    if found is None or found.shape[0] < 3:
+        return False
+    found = found.reshape(-1, 2)
+    rr, cc = found[:, 1], found[:, 0]
+    rho = radius_frac[rr, cc]
+    lo, hi = np.percentile(rho, [5, 95])
+    if lo < RIM_ARC_MIN_RADIUS_FRAC or hi - lo > RIM_ARC_MAX_THICKNESS_FRAC:
+        return False
+    c = radius_frac.shape[0] / 2.0 - 0.5
+    theta = np.arctan2(rr - c, cc - c)
+    order = np.sort(theta)
+    gaps = np.diff(np.concatenate([order, order[:1] + 2 * math.pi]))
+    widest = int(np.argmax(gaps))
+    middle = float(np.median(rho))
+    length_frac = (2 * math.pi - float(gaps[widest])) * middle
+    if length_frac < RIM_ARC_MIN_LENGTH_RADII * token_radius_frac:
+        return False
+    start = order[(widest + 1) % order.size]
+    along = ((theta - start) % (2 * math.pi)) * middle / token_radius_frac
+    return _arc_is_even(along, rho / token_radius_frac)
+
+
+def test_is_rim_arc_shortcut_same_as_percentile():
+    import cv2
+
+    from vision.blobshape import RIM_ARC_MIN_RADIUS_FRAC, is_rim_arc
+    from vision.canonical import _radius_grid
+    radius_frac = _radius_grid(320) / 128.0
+    rng = np.random.default_rng(16)
+    n_short = n_arcs = 0
+    for t in range(400):
+        region = np.zeros((320, 320), np.uint8)
+        r_mid = rng.uniform(70, 135) if t % 2 else RIM_ARC_MIN_RADIUS_FRAC * 128.0 + rng.normal(0, 3)
+        a0 = rng.uniform(0, 360)
+        cv2.ellipse(region, (160, 160), (int(round(r_mid)), int(round(r_mid))), 0.0, a0, a0 + rng.uniform(3, 200),
+                    1, int(rng.integers(1, 8)))
+        if t % 3 == 0:  # a blob inside
+            cv2.circle(region, tuple(int(v) for v in rng.uniform(60, 260, 2)), int(rng.integers(3, 20)), 1, -1)
+        mask = region.astype(bool)
+        token_frac = float(rng.uniform(0.05, 0.2))
+        got = is_rim_arc(mask, radius_frac, token_frac)
+        assert got == ref_is_rim_arc(mask, radius_frac, token_frac)
+        rho = radius_frac[mask]
+        n_short += np.count_nonzero(rho < RIM_ARC_MIN_RADIUS_FRAC) >= int(0.05 * (rho.size - 1)) + 3
+        n_arcs += got
+    assert 30 < n_short < 370 and n_arcs > 10

@@ -122,6 +122,15 @@ def is_rim_arc(region: np.ndarray, radius_frac: np.ndarray, token_radius_frac: f
     found = found.reshape(-1, 2)  # (x, y) points
     rr, cc = found[:, 1], found[:, 0]
     rho = radius_frac[rr, cc]
+    # The 5th percentile lies between the order statistics i and i + 1, i =
+    # floor(0.05 (n - 1)), and NumPy's linear interpolation never exceeds
+    # the (i + 1)-th: with more than i + 2 values under the bound (compared
+    # in float64, as the percentile is), it is under it, as np.percentile
+    # below would say, without that call (most regions lie well inside).
+    # (NaN: left to np.percentile.)
+    n_inner = int(np.count_nonzero(rho < np.float64(RIM_ARC_MIN_RADIUS_FRAC)))
+    if n_inner >= int(0.05 * (rho.size - 1)) + 3 and not np.isnan(rho).any():
+        return False
     lo, hi = np.percentile(rho, [5, 95])
     if lo < RIM_ARC_MIN_RADIUS_FRAC or hi - lo > RIM_ARC_MAX_THICKNESS_FRAC:
         return False
