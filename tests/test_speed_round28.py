@@ -1,4 +1,4 @@
-"""Speed work of branch h4: each change gives the bits of the code it replaced.
+"""Speed work of the twenty-eighth round: each change gives the bits of the code it replaced.
 
 The replaced arithmetic is kept here (``ref_*``) and compared with the new
 code on random and adversarial inputs.
