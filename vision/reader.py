@@ -52,6 +52,7 @@ from .tokens import (BLOB_MIN_DELTA_E, DEFAULT_TOKEN_RADIUS_FRAC, FAINT_PAIR_COR
                      FLAT_KINDS, LEAN_MAX_COSINE, SUSPECT_MIN_CONTRAST, SUSPECT_MIN_CORE_SHARE, TOKENS_PER_ROUND, Candidate,
                      TokenSearch, _dark_not_coloured, blob_threshold, faint_pair_waist, find_tokens)
 from .types import Reading, TokenReading
+from .white_below_red import whites_below_reds
 
 #: A rim crossing (:func:`vision.rim.rim_crossings`) within this many token
 #: radii of a token found, inside the plate, is that token lying against the
@@ -1002,6 +1003,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     if not alike:
         return ("uncertain", f"the white faces differ in yellowness (b* spread {spread:.1f}): one may be a patch "
                 f"of the plate's glaze, check by hand", cands, faces, 0.5)
+    below, gap = whites_below_reds(margins)
+    if not below:
+        return ("uncertain", f"a face read white is {gap:.1f} L darker than every red face: a white token is the "
+                f"lighter under one light, so it may be the plate's sheen, check by hand", cands, faces, 0.5)
     opposed = _whites_opposed(view, cands, faces, face_r) if WHITES_SAME_WAY else []
     if opposed:
         return ("uncertain", f"a white face found faintly differs from the plate the opposite way to every other "
