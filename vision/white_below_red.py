@@ -24,10 +24,14 @@ from .faces import FaceReading
 
 #: The reader abstains when a face read white is darker than the darkest face
 #: read red by more than this, L* units, both as measured (``l_star``) and
-#: relative to the plate under each (``delta_l``).  Measured (twenty-ninth
-#: round): the sheen of scene 1868016 lies 19.7 L below the darkest red as
-#: measured and 28.9 relative to the plate; true white faces of right
-#: outcomes lay at most ... below (see the commit message for the sweep).
+#: relative to the plate under each (``delta_l``): 0, no darker, as the
+#: albedos say.  Margin seen: the sheen of scene 1868016 lies 19.2 L below the
+#: darkest red as measured (28.2 relative to the plate); true white faces lay
+#: at least 18.2 L above the darkest red (the smaller of the two ways) in the
+#: 46 frames with both colours that reached this rule of a natural mix
+#: (1880000-1880399, 640x480), and at least 14.5 L above in the 120 of black
+#: lacquer outcome scenes over-exposed by 0.5-1.5 stop (1880400-1880799,
+#: 1024x768; over-exposure lifts a red's L* towards a white's).
 WHITE_BELOW_RED_MAX_L = 0.0
 
 #: Module switch (A/B): False turns the rule off.
