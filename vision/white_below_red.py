@@ -24,15 +24,20 @@ from .faces import FaceReading
 
 #: The reader abstains when a face read white is darker than the darkest face
 #: read red by more than this, L* units, both as measured (``l_star``) and
-#: relative to the plate under each (``delta_l``): 0, no darker, as the
-#: albedos say.  Margin seen: the sheen of scene 1868016 lies 19.2 L below the
-#: darkest red as measured (28.2 relative to the plate); true white faces lay
-#: at least 18.2 L above the darkest red (the smaller of the two ways) in the
-#: 46 frames with both colours that reached this rule of a natural mix
-#: (1880000-1880399, 640x480), and at least 14.5 L above in the 120 of black
-#: lacquer outcome scenes over-exposed by 0.5-1.5 stop (1880400-1880799,
-#: 1024x768; over-exposure lifts a red's L* towards a white's).
-WHITE_BELOW_RED_MAX_L = 0.0
+#: relative to the plate under each (``delta_l``): no darker, as the albedos
+#: say, up to 5 L for the measurement (a median over a face's core, a glint
+#: on a red face).  Margin seen (the smaller of the two ways): the sheen of
+#: scene 1868016 lies 19.2 L below the darkest red (28.2 relative to the
+#: plate), 14.2 beyond the bound; true white faces lay at least 18.2 L above
+#: the darkest red in the 46 frames with both colours that reached this rule
+#: of a natural mix (1880000-1880399, 640x480), at least 14.5 L above in the
+#: 120 of black lacquer outcome scenes over-exposed by 0.5-1.5 stop
+#: (1880400-1880799, 1024x768), and, pairing the lightest red style
+#: (``pinkish``) with the darkest white (``grey``) in outcome scenes at
+#: 640x480, at least 7.7 L above (130 frames, 1889300-1889599), 11.9 over-exposed
+#: 0.5-1.5 stop (84, 1889000-1889299) and 4.8 under-exposed 0.5-1.5 stop
+#: (142, 1889600-1889899; darkening draws L* together): 9.8 L from the bound.
+WHITE_BELOW_RED_MAX_L = 5.0
 
 #: Module switch (A/B): False turns the rule off.
 WHITE_BELOW_RED_UNCERTAIN = True
