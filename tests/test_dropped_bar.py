@@ -21,7 +21,7 @@ import math
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import faint_beside_bar, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.dropped_bar import dropped_bar
@@ -99,5 +99,7 @@ def test_scene_1681587_reshakes(scene_1681587):
 
 def test_scene_1681587_wrong_with_the_rule_off(scene_1681587, monkeypatch):
     monkeypatch.setattr(tokens, "DROPPED_BAR_BESIDE_FAINT", False)
+    # (vision.faint_beside_bar also turns this frame to uncertain: off as well)
+    monkeypatch.setattr(faint_beside_bar, "FAINT_BESIDE_BAR_SUSPECT", False)
     reading = read_frame(scene_1681587)
     assert reading.verdict == "outcome" and reading.red == 1  # the wrong outcome the rule closes

@@ -49,6 +49,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
 from .touching_lobes import touching_lobes
 from .rim_arc_face import without_rim_arcs
 from .dropped_bar import dropped_bars_as_uprights
+from .faint_beside_bar import faint_finds_beside_bars
 from .upright_in_image import stands_in_image
 from .candidates import Candidate, _Blob, _blank, _face_differs, _mean_residual, _patch_around
 from .canonical import CanonicalView
@@ -1842,6 +1843,9 @@ def find_tokens(view: CanonicalView, *, token_radius_frac: tuple[float, float] =
     if DROPPED_BAR_BESIDE_FAINT:
         cands = dropped_bars_as_uprights(view.delta_e, claimed, cands, token_r, threshold,
                                          length_radii=UPRIGHT_LENGTH_RADII, max_area_faces=UPRIGHT_MAX_AREA)
+    # a faint find beside a bar no candidate accounts for (vision.faint_beside_bar)
+    suspects.extend(faint_finds_beside_bars(view.delta_e, claimed, cands, token_r, threshold,
+                                            length_radii=UPRIGHT_LENGTH_RADII, max_area_faces=UPRIGHT_MAX_AREA))
     return TokenSearch(candidates=tuple(cands), token_radius_px=float(token_r), radius_source=radius_source,
                        suspects=tuple(suspects), radius_faces=radius_faces, blob_threshold_lab=measured[1],
                        well_blob_threshold_lab=None if outer_blob_threshold is None else float(threshold))
