@@ -10,7 +10,7 @@ face 1.0 token radius from its centre, read as an outcome of two red.
 
 Checklist: drawn shapes (a straight bar beside a faint find is a suspect; an
 arc of a face's outline, a speck, a bar too far, a bar below the floor, a
-claimed bar and a blob find are not; the switch off gives none), and the real
+claimed bar, a bar inside the find and a blob find are not; the switch off gives none), and the real
 scene (not an outcome; the wrong outcome with the rule off).
 """
 from __future__ import annotations
@@ -87,6 +87,9 @@ def test_arc_speck_far_faint_claimed_and_blob_are_not():
     assert suspects(de, claimed, [find(100.0, 100.0)]) == []
     claimed[:, :] = 0
     assert suspects(de, claimed, [find(100.0, 100.0, "disc", "blob")]) == []
+    de, claimed = canvas()
+    draw_bar(de, 100.0, 94.0, 1.4 * R, 0.3 * R, 0.0, 9.0)  # wholly inside the find: its own face's shading
+    assert suspects(de, claimed, [find(100.0, 100.0)]) == []
 
 
 def test_switch_off_gives_none(monkeypatch):

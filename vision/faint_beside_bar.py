@@ -23,7 +23,8 @@ the region of the view's colour difference from the plate of at least
 of an upright token's length (``vision.tokens.UPRIGHT_LENGTH_RADII``), no
 wider than ``vision.dropped_bar.DROPPED_BAR_MAX_WIDTH_RADII`` and straight
 (``vision.dropped_bar.DROPPED_BAR_MAX_SAGITTA_RADII``), its centre within
-``BAR_REACH_RADII`` of the find's.
+``BAR_REACH_RADII`` of the find's and at most ``BAR_MAX_INSIDE_SHARE`` of
+it within a token radius of that centre.
 
 Distances are canonical pixels unless a name ends in ``_radii`` (token radii).
 """
@@ -51,6 +52,13 @@ BAR_FLOOR_SHARE = 0.5
 #: centre: a token's diameter, as far as a phantom whose ring or edge the
 #: bar drew can be (1872281: 1.0).
 BAR_REACH_RADII = 2.0
+#: ... and at most this share of its pixels lies within a token radius of
+#: the find's centre: a bar wholly inside the find is that face's own
+#: shading, not a token beside it (1872281: 0.45; natural scene 1898188 at
+#: 1024x768, three tokens on cream, a white face's darker part 1.36 radii
+#: long 0.36 from its centre: 1.0, a right reshake turned uncertain without
+#: this bound).
+BAR_MAX_INSIDE_SHARE = 0.7
 #: Fewest pixels a bar may have (a speck is not a bar).
 BAR_MIN_PIXELS = 20
 
@@ -80,7 +88,8 @@ def bar_near(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token
     -------
     (float, float, float) or None
         The bar's centre (canonical pixels) and length (token radii); None
-        when there is none within ``BAR_REACH_RADII`` of (x, y).
+        when there is none within ``BAR_REACH_RADII`` of (x, y) with at most
+        ``BAR_MAX_INSIDE_SHARE`` of its pixels within ``token_r`` of it.
     """
     h, w = delta_e.shape
     reach = int(math.ceil((BAR_REACH_RADII + length_radii[1] / 2 + 1.0) * token_r))
@@ -99,6 +108,8 @@ def bar_near(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token
         cx, cy = float(xs.mean()), float(ys.mean())
         if math.hypot(cx + x0 - x, cy + y0 - y) > BAR_REACH_RADII * token_r:
             continue
+        if float(np.mean(np.hypot(xs + x0 - x, ys + y0 - y) < token_r)) > BAR_MAX_INSIDE_SHARE:
+            continue  # the find's own face
         evals, evecs = np.linalg.eigh(np.cov(np.vstack([xs - cx, ys - cy])))
         length = math.sqrt(12.0 * max(float(evals[1]), 0.0))
         width = math.sqrt(12.0 * max(float(evals[0]), 0.0))
