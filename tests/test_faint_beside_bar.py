@@ -61,8 +61,8 @@ def test_bar_below_threshold_beside_outline_find_is_suspect():
     draw_bar(de, 100.0, 118.0, 2.1 * R, 0.3 * R, 135.0, 9.0)
     got = suspects(de, claimed, [find(100.0, 100.0)])
     assert len(got) == 1 and got[0][:2] == (100.0, 100.0)
-    # a disc-filter find too
-    assert len(suspects(de, claimed, [find(100.0, 100.0, "faint", "disc_filter")])) == 1
+    # a disc-filter find is not judged (its face differs across its disc; a line draws no disc)
+    assert suspects(de, claimed, [find(100.0, 100.0, "faint", "disc_filter")]) == []
 
 
 def test_arc_speck_far_faint_claimed_and_blob_are_not():

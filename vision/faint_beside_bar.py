@@ -1,4 +1,4 @@
-"""A face found only faintly beside a thin bar that no candidate accounts for.
+"""A face found by its outline alone beside a thin bar that no candidate accounts for.
 
 A token standing on edge, seen from nearly overhead, is a bar a token's
 diameter long and a quarter of its radius thick.  Grey on a cream plate,
@@ -41,6 +41,14 @@ from .dropped_bar import DROPPED_BAR_MAX_SAGITTA_RADII, DROPPED_BAR_MAX_WIDTH_RA
 #: Switch: a face found only faintly (disc filter or outline) beside an
 #: unclaimed bar is a suspect.  False: no such bar is looked for, as before.
 FAINT_BESIDE_BAR_SUSPECT = True
+#: Only a face counted by its outline alone is judged: a thin dark line
+#: across a circle draws that ring (1872281: 15 of 16 sectors, 2.4 L,
+#: evenness 0.33), while a disc-filter find needs its face to differ from the
+#: plate across its disc.  With disc-filter finds judged too, four flat tokens
+#: on decorated plates 1897000-1897499 at 1024x768 lost 4 right outcomes of
+#: 145 (celadon speckle, lacquer motif, two porcelain rings: faint faces of
+#: 8-57 Lab with a painted or speckled bar 1.1-1.85 radii away).
+BAR_FIND_KINDS = ("outline",)
 #: The bar's pixels differ from the plate by at least this share of the blob
 #: threshold (a blob's half contrast: the level a blurred edge is cut at).
 #: 1872281: threshold 14.0 Lab, the bar 2.11 token radii long and 0.34 wide
@@ -128,7 +136,7 @@ def bar_near(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token
 def faint_finds_beside_bars(delta_e: np.ndarray, claimed: np.ndarray, cands: list[Candidate], token_r: float,
                             threshold: float, *, length_radii: tuple[float, float],
                             max_area_faces: float) -> list[tuple[float, float, float]]:
-    """Suspects ``(x, y, contrast)`` at each faint or outline find with an
+    """Suspects ``(x, y, contrast)`` at each find of ``BAR_FIND_KINDS`` with an
     unclaimed bar beside it (:func:`bar_near` at ``BAR_FLOOR_SHARE`` of
     ``threshold``, the blob threshold in Lab units; the other arguments its).
     Empty when ``FAINT_BESIDE_BAR_SUSPECT`` is off."""
@@ -136,7 +144,7 @@ def faint_finds_beside_bars(delta_e: np.ndarray, claimed: np.ndarray, cands: lis
         return []
     out = []
     for c in cands:
-        if c.kind not in ("faint", "outline") or c.found_by == "blob":
+        if c.kind not in BAR_FIND_KINDS or c.found_by == "blob":
             continue
         if bar_near(delta_e, claimed, c.x, c.y, token_r, BAR_FLOOR_SHARE * threshold,
                     length_radii=length_radii, max_area_faces=max_area_faces) is not None:
