@@ -31,7 +31,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import outline_faces, tokens
+from vision import faint_beside_bar, outline_faces, tokens
 from vision.outline import DEFAULT_OUTLINE_RULE, OUTLINE_RADIUS_FACTORS, best_outline_z, outline_response
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -115,8 +115,10 @@ def test_a_fifth_white_face_by_its_outline_stops_an_outcome(seed, kind, conditio
     assert scene.label["kind"] == "five_tokens"
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "fifth token" in got.reason, got.reason
-    # the rule is what stops it: without it, the wrong outcome
+    # the rule is what stops it: without it, the wrong outcome (the twenty-eighth round's faint-beside-bar
+    # rule, an outline find beside a faint straight bar, stops 1210206 too: off here as well)
     monkeypatch.setattr(*switch, False)
+    monkeypatch.setattr(faint_beside_bar, "FAINT_BESIDE_BAR_SUSPECT", False)
     assert read_frame(scene.image).verdict == "outcome"
 
 
