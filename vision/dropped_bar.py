@@ -36,6 +36,43 @@ DROPPED_BAR_MIN_ABOVE_SHARE = 0.3
 DROPPED_BAR_MAX_SAGITTA_RADII = 0.12
 
 
+
+def straight_bar(xs: np.ndarray, ys: np.ndarray, cx: float, cy: float, token_r: float,
+                 length_radii: tuple[float, float]) -> tuple[float, float] | None:
+    """Length and width of a region's pixels if they make a straight, thin bar.
+
+    Parameters
+    ----------
+    xs, ys : ndarray, int, (N,)
+        The region's pixel columns and rows (any common origin).
+    cx, cy : float
+        Their mean, same origin.
+    token_r : float
+        Token radius, pixels.
+    length_radii : (float, float)
+        Length range of an upright's bar, token radii.
+
+    Returns
+    -------
+    (float, float) or None
+        Length and width (pixels, from the second moments: sqrt(12 var) along
+        and across the main axis); None when the length is outside
+        ``length_radii``, the width over ``DROPPED_BAR_MAX_WIDTH_RADII`` or the
+        bow (a fitted parabola's sagitta) over ``DROPPED_BAR_MAX_SAGITTA_RADII``.
+    """
+    evals, evecs = np.linalg.eigh(np.cov(np.vstack([xs - cx, ys - cy])))
+    length = math.sqrt(12.0 * max(float(evals[1]), 0.0))
+    width = math.sqrt(12.0 * max(float(evals[0]), 0.0))
+    if not (length_radii[0] * token_r <= length <= length_radii[1] * token_r
+            and width <= DROPPED_BAR_MAX_WIDTH_RADII * token_r):
+        return None
+    along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
+    across = (xs - cx) * evecs[0, 0] + (ys - cy) * evecs[1, 0]
+    bow = float(np.polyfit(along, across, 2)[0]) * (length / 2) ** 2
+    if abs(bow) > DROPPED_BAR_MAX_SAGITTA_RADII * token_r:
+        return None
+    return length, width
+
 def dropped_bar(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float,
                 threshold: float, *, length_radii: tuple[float, float], max_area_faces: float) -> tuple[float, float, float, float] | None:
     """A token on edge's bar the blob search dropped, near a faint find at (x, y).
@@ -101,17 +138,10 @@ def dropped_bar(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, to
             continue
         if float(above.mean()) < DROPPED_BAR_MIN_ABOVE_SHARE:
             continue
-        evals, evecs = np.linalg.eigh(np.cov(np.vstack([xs - cx, ys - cy])))
-        length = math.sqrt(12.0 * max(float(evals[1]), 0.0))
-        width = math.sqrt(12.0 * max(float(evals[0]), 0.0))
-        if not (length_radii[0] * token_r <= length <= length_radii[1] * token_r
-                and width <= DROPPED_BAR_MAX_WIDTH_RADII * token_r):
+        bar = straight_bar(xs, ys, cx, cy, token_r, length_radii)
+        if bar is None:
             continue
-        along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
-        across = (xs - cx) * evecs[0, 0] + (ys - cy) * evecs[1, 0]
-        bow = float(np.polyfit(along, across, 2)[0]) * (length / 2) ** 2
-        if abs(bow) > DROPPED_BAR_MAX_SAGITTA_RADII * token_r:
-            continue
+        length, width = bar
         return cx + x0, cy + y0, float(count), width / length if length > 0 else 1.0
     return None
 

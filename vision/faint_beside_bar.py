@@ -36,7 +36,7 @@ import cv2
 import numpy as np
 
 from .candidates import Candidate
-from .dropped_bar import DROPPED_BAR_MAX_SAGITTA_RADII, DROPPED_BAR_MAX_WIDTH_RADII
+from .dropped_bar import straight_bar
 
 #: Switch: a face found only faintly (disc filter or outline) beside an
 #: unclaimed bar is a suspect.  False: no such bar is looked for, as before.
@@ -118,18 +118,10 @@ def bar_near(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token
             continue
         if float(np.mean(np.hypot(xs + x0 - x, ys + y0 - y) < token_r)) > BAR_MAX_INSIDE_SHARE:
             continue  # the find's own face
-        evals, evecs = np.linalg.eigh(np.cov(np.vstack([xs - cx, ys - cy])))
-        length = math.sqrt(12.0 * max(float(evals[1]), 0.0))
-        width = math.sqrt(12.0 * max(float(evals[0]), 0.0))
-        if not (length_radii[0] * token_r <= length <= length_radii[1] * token_r
-                and width <= DROPPED_BAR_MAX_WIDTH_RADII * token_r):
+        bar = straight_bar(xs, ys, cx, cy, token_r, length_radii)
+        if bar is None:
             continue
-        along = (xs - cx) * evecs[0, 1] + (ys - cy) * evecs[1, 1]
-        across = (xs - cx) * evecs[0, 0] + (ys - cy) * evecs[1, 0]
-        bow = float(np.polyfit(along, across, 2)[0]) * (length / 2) ** 2
-        if abs(bow) > DROPPED_BAR_MAX_SAGITTA_RADII * token_r:
-            continue
-        return cx + x0, cy + y0, length / token_r
+        return cx + x0, cy + y0, bar[0] / token_r
     return None
 
 
