@@ -38,8 +38,9 @@ import numpy as np
 from .candidates import Candidate
 from .dropped_bar import straight_bar
 
-#: Switch: a face found only faintly (disc filter or outline) beside an
-#: unclaimed bar is a suspect.  False: no such bar is looked for, as before.
+#: Switch: a face found only faintly (of ``BAR_FIND_KINDS``: by its outline
+#: alone) beside an unclaimed bar is a suspect.  False: no such bar is looked
+#: for, as before.
 FAINT_BESIDE_BAR_SUSPECT = True
 #: Only a face counted by its outline alone is judged: a thin dark line
 #: across a circle draws that ring (1872281: 15 of 16 sectors, 2.4 L,
