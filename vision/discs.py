@@ -514,7 +514,8 @@ def _peak_kernel_px(min_dist_px: float) -> int:
 
 
 def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist_px: float, *,
-           allowed_box: tuple[int, int, int, int] | None = None) -> list[tuple[int, int]]:
+           allowed_box: tuple[int, int, int, int] | None = None,
+           limit: int | None = None) -> list[tuple[int, int]]:
     """Local maxima of ``response`` on ``allowed``, strongest first, at least ``min_dist_px`` apart.
 
     Parameters
@@ -532,6 +533,11 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
         ``(y0, y1, x0, x1)``, end-exclusive: the bounding box of ``allowed``'s
         true pixels, when the caller has it (the radius scan calls this with
         one mask 14 times).
+    limit : int, optional
+        Only the first ``limit`` peaks of the list are wanted (the radius
+        scan reads four): the same peaks as ``_peaks(...)[:limit]``, kept
+        strongest first until ``limit`` are, without testing the distance of
+        every pair of the weaker ones.  None: every peak.
 
     Returns
     -------
@@ -595,12 +601,19 @@ def _peaks(response: np.ndarray, allowed: np.ndarray, min_value: float, min_dist
         ys, xs = ys[keep], xs[keep]
     ys, xs = ys + y0, xs + x0
     order = np.argsort(-response[ys, xs])
-    if order.size > _PEAK_PAIRS_MAX:
+    if order.size > _PEAK_PAIRS_MAX or (limit is not None and limit < order.size):
+        # one by one (strongest first, each against those kept before it),
+        # stopping once ``limit`` are kept: the greedy choice of the pairwise
+        # test below, whose first ``limit`` peaks depend on the stronger ones only
         kept: list[tuple[int, int]] = []
+        if limit is not None and limit <= 0:
+            return kept
         for i in order:
             x, y = int(xs[i]), int(ys[i])
             if all((x - kx) ** 2 + (y - ky) ** 2 >= min_dist_px ** 2 for kx, ky in kept):
                 kept.append((x, y))
+                if limit is not None and len(kept) >= limit:
+                    break
         return kept
     # Strongest first, each kept unless closer than min_dist_px to one kept
     # before it: the same test on every pair at once (whole squared distances,
@@ -657,8 +670,8 @@ def _radius_scan(residual: np.ndarray, allowed: np.ndarray, lo_px: float, hi_px:
     filt = _DiscFilter(residual, hi_px, window)
     while r <= hi_px:
         resp = filt.response(r)
-        peaks = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r, allowed_box=box)
-        top = peaks[:4]  # (_peaks lists the strongest first)
+        # (_peaks lists the strongest first; only the first four are read)
+        top = _peaks(resp, allowed, 0.0, _RADIUS_PEAK_DIST_RADII * r, allowed_box=box, limit=4)
         score = float(sum(resp[y, x] for x, y in top))
         # a later radius wins only by more than float32 rounding: on a plateau
         # the first radius stands, whatever the CPU's DFT rounds last
