@@ -89,3 +89,62 @@ def test_radius_scan_unchanged():
         allowed = view.radius_px < 0.7 * view.plate_radius_px
         assert discs._radius_scan(view.residual, allowed, 4.0, 14.0) == ref_radius_scan(view.residual, allowed, 4.0, 14.0)
 
+
+# -- sector_support: the two disc means without ndarray.mean's wrapper -----------------------------------------------
+
+
+def test_rows_mean_same_as_mean():
+    rng = np.random.default_rng(1930200)
+    for t in range(400):
+        n = int(rng.integers(1, 3000))
+        values = (rng.normal(0, 10 ** rng.uniform(-3, 3), (n, 3))).astype(np.float32)
+        if t % 5 == 0:
+            values[rng.random(n) < 0.3] = -0.0
+        if t % 7 == 0:
+            values[int(rng.integers(n))] = np.float32(3e38)
+        with np.errstate(over="ignore", invalid="ignore"):
+            got, ref = discs._rows_mean(values), values.mean(axis=0)
+        assert got.dtype == ref.dtype == np.float32
+        assert got.tobytes() == ref.tobytes()
+
+
+def ref_sector_support(residual, x, y, radius_px):
+    """``discs.sector_support`` as it was (``ndarray.mean``)."""
+    import math
+    s = residual.shape[0]
+    half = int(math.ceil(discs.DISC_SURROUND_FRAC[1] * radius_px + 1))
+    x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
+    y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
+    if not (float(x).is_integer() and float(y).is_integer() and x1 - x0 == y1 - y0 == 2 * half + 1):
+        return discs._sector_support_direct(residual, x, y, radius_px)
+    face_idx, ring_idx, face_cols, ring_cols, face_counts, ring_counts = discs._sector_window(radius_px, half)
+    if face_idx.size == 0 or ring_idx.size == 0:
+        return 0, 0.0
+    patch = np.zeros(((2 * half + 1) ** 2 + 1, 3), np.float32)
+    patch[:-1].reshape(2 * half + 1, 2 * half + 1, 3)[...] = residual[y0:y1, x0:x1]
+    overall = patch[face_idx].mean(axis=0) - patch[ring_idx].mean(axis=0)
+    norm = float(np.linalg.norm(overall))
+    if norm <= 0:
+        return 0, 0.0
+    u = overall / norm
+    face_means = discs._column_means(patch, face_cols, face_counts)
+    ring_means = discs._column_means(patch, ring_cols, ring_counts)
+    n = 0
+    for k in range(discs.SUPPORT_SECTORS):
+        if face_counts[k] > 0 and ring_counts[k] > 0:
+            d = face_means[k] - ring_means[k]
+            n += int(float(d @ u) >= discs.EDGE_SECTOR_SHARE * norm)
+    return n, norm
+
+
+def test_sector_support_unchanged_on_scenes():
+    rng = np.random.default_rng(1930300)
+    for view in _views():
+        s = view.residual.shape[0]
+        for _ in range(60):
+            x, y = (float(v) for v in rng.integers(0, s, 2))
+            r = float(rng.uniform(3.0, 16.0))
+            got = discs.sector_support(view.residual, x, y, r)
+            ref = ref_sector_support(view.residual, x, y, r)
+            assert got[0] == ref[0] and np.float64(got[1]).tobytes() == np.float64(ref[1]).tobytes()
+
