@@ -148,3 +148,22 @@ def test_sector_support_unchanged_on_scenes():
             ref = ref_sector_support(view.residual, x, y, r)
             assert got[0] == ref[0] and np.float64(got[1]).tobytes() == np.float64(ref[1]).tobytes()
 
+
+# -- grids.open_grid: np.ogrid's arrays ------------------------------------------------------------------------------
+
+
+def test_open_grid_same_as_ogrid():
+    from vision.grids import open_grid
+    rng = np.random.default_rng(1930400)
+    for _ in range(300):
+        y0, x0 = (int(v) for v in rng.integers(-5, 320, 2))
+        y1, x1 = y0 + int(rng.integers(-2, 60)), x0 + int(rng.integers(-2, 60))
+        rr, cc = open_grid(y0, y1, x0, x1)
+        ry, rx = np.ogrid[y0:y1, x0:x1]
+        assert rr.dtype == ry.dtype and cc.dtype == rx.dtype
+        assert rr.shape == ry.shape and cc.shape == rx.shape
+        assert np.array_equal(rr, ry) and np.array_equal(cc, rx)
+        x, y, r = float(rng.uniform(0, 320)), float(rng.uniform(0, 320)), float(rng.uniform(1, 30))
+        a = (cc - x) ** 2 + (rr - y) ** 2 < r ** 2
+        b = (rx - x) ** 2 + (ry - y) ** 2 < r ** 2
+        assert a.shape == b.shape and np.array_equal(a, b)

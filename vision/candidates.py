@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from .discs import DISC_FACE_FRAC
+from .grids import open_grid
 
 
 @dataclass(frozen=True)
@@ -122,7 +123,7 @@ def _patch_around(residual: np.ndarray, x: float, y: float, radius_px: float
     half = int(math.ceil(radius_px))
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
-    rr, cc = np.ogrid[y0:y1, x0:x1]
+    rr, cc = open_grid(y0, y1, x0, x1)
     return residual[y0:y1, x0:x1], rr, cc
 
 

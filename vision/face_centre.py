@@ -30,6 +30,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from .grids import open_grid
+
 #: Rays cast from the peak, evenly spaced over the full turn.
 FIT_RAYS = 48
 #: Rays within this angle of the direction to a neighbouring face are left
@@ -126,7 +128,7 @@ def fit_face_edge(residual: np.ndarray, x: float, y: float, radius_px: float,
     if x0 >= x1 or y0 >= y1:
         return NO_FIT
     patch = np.ascontiguousarray(residual[y0:y1, x0:x1], dtype=np.float32)
-    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
+    rr, cc = open_grid(y0, y1, x0, x1)  # (h, 1) and (1, w): broadcast below
     core = (cc - x) ** 2 + (rr - y) ** 2 < (FIT_CORE_RADII * radius_px) ** 2
     if not core.any():
         return NO_FIT

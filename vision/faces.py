@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .canonical import CanonicalView
+from .grids import open_grid
 from .warm_white import is_warm_white
 
 #: A face is red when its a* exceeds the plate's by at least this (Lab units).
@@ -140,7 +141,7 @@ def _core_disc(view: CanonicalView, x: float, y: float, radius_px: float
     if window is None:
         return None
     x0, x1, y0, y1, r_in = window
-    rr, cc = np.ogrid[y0:y1, x0:x1]
+    rr, cc = open_grid(y0, y1, x0, x1)
     return (slice(y0, y1), slice(x0, x1)), (cc - x) ** 2 + (rr - y) ** 2 <= r_in ** 2
 
 

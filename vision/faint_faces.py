@@ -17,6 +17,7 @@ import cv2
 import numpy as np
 
 from .discs import _radius_scan
+from .grids import open_grid
 
 #: A faint disc's own region (see :func:`faint_extent`) may be at most this
 #: many face areas; larger is two faces, one partly on the other.
@@ -86,7 +87,7 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float, ope
     x0, x1 = max(0, int(x) - half), min(s, int(x) + half + 1)
     y0, y1 = max(0, int(y) - half), min(s, int(y) + half + 1)
     patch = residual[y0:y1, x0:x1]
-    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
+    rr, cc = open_grid(y0, y1, x0, x1)  # (h, 1) and (1, w): broadcast below
     face = (cc - x) ** 2 + (rr - y) ** 2 < (0.6 * radius_px) ** 2
     empty = (0.0, 0.0, 0.0, (x, y), 0.0)
     if not face.any():

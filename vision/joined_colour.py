@@ -26,6 +26,7 @@ import math
 import cv2
 import numpy as np
 
+from .grids import open_grid
 from .plate import median_and_noise
 from .rim import RIM_BAND_FRAC
 
@@ -120,7 +121,7 @@ def colour_joined_to_faces(residual: np.ndarray, radius_px: np.ndarray, plate_ra
     above = ((chroma >= threshold) & well_box).astype(np.uint8)
     _, labels = cv2.connectedComponents(above, connectivity=8)
     # a column of rows and a row of columns (canvas coordinates), broadcast: the same sums per pixel
-    yy, xx = np.ogrid[by:by + bh, bx:bx + bw]
+    yy, xx = open_grid(by, by + bh, bx, bx + bw)
     discs = np.zeros((bh, bw), bool)
     for x, y in faces:
         discs |= (xx - x) ** 2 + (yy - y) ** 2 < (JOINED_COLOUR_DISC_RADII * token_radius_px) ** 2

@@ -37,6 +37,7 @@ from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE,
                     core_levels,
                     face_split, alike_in_frame, colours_apart, whites_alike, whites_alike_in_lightness,
                     whites_alike_in_yellowness)
+from .grids import open_grid
 from .io import to_bgr8
 from .merged_pair import merged_pairs
 from .offplate_contrast import standing_out
@@ -1222,7 +1223,7 @@ def _face_edge(residual: np.ndarray, x: float, y: float, token_r: float) -> np.n
     x0, x1 = max(0, int(math.floor(x - reach)) - 1), min(w, int(math.ceil(x + reach)) + 2)
     y0, y1 = max(0, int(math.floor(y - reach)) - 1), min(h, int(math.ceil(y + reach)) + 2)
     box = np.ascontiguousarray(residual[y0:y1, x0:x1], dtype=np.float32)
-    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
+    rr, cc = open_grid(y0, y1, x0, x1)  # (h, 1) and (1, w): broadcast below
     core = (cc - x) ** 2 + (rr - y) ** 2 < (FACE_NOTCH_CORE_RADII * token_r) ** 2
     if not core.any():
         return None

@@ -46,6 +46,7 @@ from .blobshape import (DISC_AREA_RANGE, PAIR_MAX_AREA, PAIR_MAX_DIST_RADII, PAI
                         SPECK_SUSPECT_MIN_AREA, TOUCHING_MIN_DIST_RADII, axis_angle_diff_deg, faces_at_half_contrast,
                         half_max_radius, is_rim_arc, pair_neck_width, split_pair,
                         face_at_half_contrast)
+from .grids import open_grid
 from .touching_lobes import touching_lobes
 from .rim_arc_face import without_rim_arcs
 from .dropped_bar import dropped_bars_as_uprights
@@ -804,7 +805,7 @@ def _outline_near(lightness: np.ndarray, hidden: np.ndarray, responses: tuple[np
     y0, y1 = max(0, int(math.floor(y - reach))), min(s, int(math.ceil(y + reach)) + 1)
     if x0 >= x1 or y0 >= y1:
         return False
-    rr, cc = np.ogrid[y0:y1, x0:x1]  # (h, 1) and (1, w): broadcast below
+    rr, cc = open_grid(y0, y1, x0, x1)  # (h, 1) and (1, w): broadcast below
     within = ((cc - x) ** 2 + (rr - y) ** 2 <= reach ** 2) & centres[y0:y1, x0:x1]
     if not within.any():
         return False
