@@ -167,3 +167,50 @@ def test_open_grid_same_as_ogrid():
         a = (cc - x) ** 2 + (rr - y) ** 2 < r ** 2
         b = (rx - x) ** 2 + (ry - y) ** 2 < r ** 2
         assert a.shape == b.shape and np.array_equal(a, b)
+
+
+# -- the candidates' disc means and faint_extent's face mean by _rows_mean -------------------------------------------
+
+
+def test_rows_mean_other_dtypes_as_mean():
+    rng = np.random.default_rng(1930500)
+    for dtype in (np.float64, np.float16, np.int32, np.uint8):
+        values = (rng.uniform(0, 100, (37, 3))).astype(dtype)
+        got, ref = discs._rows_mean(values), values.mean(axis=0)
+        assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
+
+
+def test_mean_residual_and_faint_extent_unchanged_on_scenes():
+    from vision.candidates import _mean_residual, _patch_around
+    from vision.faint_faces import faint_extent
+
+    def ref_mean_residual(residual, x, y, radius_px):
+        patch, rr, cc = _patch_around(residual, x, y, radius_px)
+        sel = (cc - x) ** 2 + (rr - y) ** 2 < radius_px ** 2
+        if not sel.any():
+            return np.zeros(3, np.float32)
+        return patch[sel].mean(axis=0)
+
+    rng = np.random.default_rng(1930600)
+    for view in _views():
+        s = view.residual.shape[0]
+        for _ in range(40):
+            x, y = (float(v) for v in rng.uniform(-3, s + 3, 2))
+            if rng.random() < 0.5:
+                x, y = float(round(x)), float(round(y))
+            r = float(rng.uniform(0.3, 15.0))
+            got, ref = _mean_residual(view.residual, x, y, r), ref_mean_residual(view.residual, x, y, r)
+            assert got.dtype == ref.dtype and got.tobytes() == ref.tobytes()
+        # faint_extent's face mean: the old arithmetic through ndarray.mean, patched in
+        for _ in range(10):
+            x, y = (float(v) for v in rng.integers(20, s - 20, 2))
+            r = float(rng.uniform(4.0, 12.0))
+            got = faint_extent(view.residual, x, y, r)
+            saved = discs._rows_mean
+            import vision.faint_faces as ff
+            ff._rows_mean = lambda v: v.mean(axis=0)
+            try:
+                ref = faint_extent(view.residual, x, y, r)
+            finally:
+                ff._rows_mean = saved
+            assert repr(got) == repr(ref)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-from .discs import DISC_FACE_FRAC
+from .discs import DISC_FACE_FRAC, _rows_mean
 from .grids import open_grid
 
 
@@ -133,7 +133,7 @@ def _mean_residual(residual: np.ndarray, x: float, y: float, radius_px: float) -
     sel = (cc - x) ** 2 + (rr - y) ** 2 < radius_px ** 2
     if not sel.any():
         return np.zeros(3, np.float32)
-    return patch[sel].mean(axis=0)
+    return _rows_mean(patch[sel])  # = patch[sel].mean(axis=0)
 
 
 def _blank(image: np.ndarray, x: float, y: float, radius_px: float) -> None:

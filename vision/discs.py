@@ -260,12 +260,16 @@ def _rows_mean(values: np.ndarray) -> np.ndarray:
 
     Parameters
     ----------
-    values : ndarray, float32, (N, C), N >= 1
+    values : ndarray, float32 or float64, (N, C), N >= 1
+        (Any other dtype: ``values.mean(axis=0)`` itself, which sums
+        integers and float16 in a wider type.)
 
     Returns
     -------
-    ndarray, float32, (C,)
+    ndarray, (C,), ``values``' dtype
     """
+    if values.dtype != np.float32 and values.dtype != np.float64:
+        return values.mean(axis=0)
     total = np.add.reduce(values, axis=0)
     return np.true_divide(total, np.intp(values.shape[0]), out=total, casting="unsafe")
 

@@ -16,7 +16,7 @@ import math
 import cv2
 import numpy as np
 
-from .discs import _radius_scan
+from .discs import _radius_scan, _rows_mean
 from .grids import open_grid
 
 #: A faint disc's own region (see :func:`faint_extent`) may be at most this
@@ -92,7 +92,7 @@ def faint_extent(residual: np.ndarray, x: float, y: float, radius_px: float, ope
     empty = (0.0, 0.0, 0.0, (x, y), 0.0)
     if not face.any():
         return empty
-    mean = patch[face].mean(axis=0)
+    mean = _rows_mean(patch[face])  # = patch[face].mean(axis=0)
     norm = float(np.linalg.norm(mean))
     if norm <= 0:
         return empty
