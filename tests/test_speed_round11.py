@@ -540,7 +540,10 @@ def test_peaks_same_as_before(peak_inputs):
     found = 0
     for response, allowed, min_value, min_dist_px, kw in peak_inputs:
         got = discs._peaks(response, allowed, min_value, min_dist_px, **kw)
-        assert got == ref_peaks(response, allowed, min_value, min_dist_px, **kw)
+        # (round 29: the radius scan asks for its first four peaks only, ``limit``)
+        ref_kw = {k: v for k, v in kw.items() if k != "limit"}
+        ref = ref_peaks(response, allowed, min_value, min_dist_px, **ref_kw)
+        assert got == (ref if kw.get("limit") is None else ref[:kw["limit"]])
         found += len(got)
     assert found >= 100
 
