@@ -31,6 +31,7 @@ from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: 
                        saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
 from . import faint_extra as _faint_extra
+from . import overlap_edges as _overlap_edges
 from . import plate_reach
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
@@ -905,6 +906,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # Every two flat faces, once: their distances by centres and by edges.
     pairs = _face_pairs(flat, _edge_centres(view.residual, flat, tokenish, r), r)
     close = [p for p in pairs if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII]
+    if not (close or overlaps or partials) and _overlap_edges.EDGE_OVERLAP_RULE:  # by the faces' own edges (see vision.overlap_edges)
+        by_edges = _overlap_edges.edge_overlaps(view.residual, [(c.x, c.y) for c in flat],
+                                                [(c.x, c.y) for c in tokenish], r)
+        if by_edges:
+            return ("rearrange", f"tokens overlap: two faces {min(e.dist_edge_radii for e in by_edges):.2f} of "
+                    f"their own edge radii apart: rearrange without turning any", cands, faces, 0.7)
     if overlaps or close or (partials and n_tokens >= 4):
         return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
     if partials:

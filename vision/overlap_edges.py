@@ -1,0 +1,131 @@
+"""Two faces that overlap, measured by their own edges.
+
+The close-pair test of :func:`vision.reader.decide` measures two faces'
+distance between their blobs' centroids in units of the frame's token
+radius, itself measured on blob regions.  Where a pale face lies on a pale
+plate (about 20 Lab units apart) and the frame is blurred, the blob
+threshold cuts inside the blurred edge: every face's blob, and so the token
+radius, comes out small.  And a face partly under another has its centroid
+off its own centre, away from the face over it.  Both errors make an overlap
+look like two faces merely touching: fresh overlap 1907063 (800x600, a white
+token leaning on a white one on a pale-blue plate, motion blur) found its
+two faces 1.96 blob radii apart (blob radius 12-17 % under the true one)
+and read an outcome.
+
+Here each face of a pair that the close-pair test passes has its centre and
+radius from a circle fitted to its own edge, the point where the face's
+colour falls to half its core's (:func:`vision.face_centre.fit_face_edge`;
+a symmetric blur leaves that point on the true edge), rays towards the faces
+beside it left out (so the bite one face takes from the other, and the
+joint between them, are not measured).  Two whole faces lying flat cannot
+be closer than two of their own radii; two faces whose fitted centres are
+closer than ``EDGE_OVERLAP_MAX_DIST_EDGE_RADII`` of their mean fitted radius
+overlap.  The case measures 1.75.
+
+Distances are canonical pixels; colours are the Lab residual of
+:class:`vision.canonical.CanonicalView` (Lab units).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.face_centre import fit_face_edge
+
+#: Switch for the rule (read by :func:`vision.reader.decide`), so it can be A/B'd.
+EDGE_OVERLAP_RULE = True
+#: Two faces whose edge-fitted centres are closer than this many of their
+#: mean edge-fitted radius overlap.  Measured on fresh scenes 1965000-1968399:
+#: the case (overlap 1907063) 1.75; the closest pair of every touching scene
+#: read as a right outcome 1.87 or more (88 at 640x480, and see the A/B in
+#: the commit); two whole faces touching are 2.0 apart by construction.
+EDGE_OVERLAP_MAX_DIST_EDGE_RADII = 1.8
+#: Only pairs whose blob centroids lie within this many token radii are
+#: fitted (an overlap whose blobs measure small: the case 1.96, the worst
+#: blob radius seen 0.804 of the true one, 1.8 / 0.804 = 2.24).
+EDGE_OVERLAP_REACH_RADII = 2.3
+#: Faces within this many token radii of a fitted face have the rays towards
+#: them left out of its fit (their edges, the joint, a bite).
+EDGE_OVERLAP_NEIGHBOUR_RADII = 2.6
+#: A fit is trusted only with a radius within this range of the token
+#: radius (a fit onto a shadow ring or a fragment is not a face's edge);
+#: faces' edge radii measured 0.95-1.15 of the blob-measured token radius
+#: on the scenes above (the blob cuts inside the edge).
+EDGE_OVERLAP_FIT_RADIUS_RANGE = (0.8, 1.35)
+
+
+@dataclass(frozen=True)
+class EdgePair:
+    """Two faces (indices into the faces given) and their edge-fitted distance.
+
+    ``dist_edge_radii``: the distance between the fitted centres over the
+    mean fitted radius (dimensionless).
+    """
+
+    i: int
+    j: int
+    dist_edge_radii: float
+
+
+def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]],
+                  neighbours: list[tuple[float, float]], radius_px: float) -> list[EdgePair]:
+    """The pairs of faces whose edge-fitted circles are closer than an overlap's bound.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        Colour minus the plate model (:attr:`CanonicalView.residual`).
+    centres : list of (float, float)
+        The flat faces' centres, canonical pixels.
+    neighbours : list of (float, float)
+        Every token candidate's centre, canonical pixels (the faces among
+        them too): rays towards those near a face are left out of its fit.
+    radius_px : float
+        The frame's token radius, canonical pixels (> 0).
+
+    Returns
+    -------
+    list of EdgePair
+        Each pair within ``EDGE_OVERLAP_REACH_RADII`` token radii by their
+        given centres, both faces fitted with a radius in
+        ``EDGE_OVERLAP_FIT_RADIUS_RANGE`` of ``radius_px``, and closer than
+        ``EDGE_OVERLAP_MAX_DIST_EDGE_RADII`` mean fitted radii; in the order
+        ``(i, j)``, ``i < j``.
+    """
+    if not (isinstance(residual, np.ndarray) and residual.ndim == 3 and residual.shape[2] == 3):
+        raise ValueError(f"residual: expected an (S, S, 3) array, got {getattr(residual, 'shape', type(residual))}")
+    if not (isinstance(radius_px, (int, float, np.floating)) and math.isfinite(radius_px) and radius_px > 0):
+        raise ValueError(f"radius_px: expected a finite value > 0, got {radius_px!r}")
+    for name, pts in (("centres", centres), ("neighbours", neighbours)):
+        if not all(len(p) == 2 and math.isfinite(p[0]) and math.isfinite(p[1]) for p in pts):
+            raise ValueError(f"{name}: expected finite (x, y) pairs")
+    reach = EDGE_OVERLAP_REACH_RADII * radius_px
+    near_px = EDGE_OVERLAP_NEIGHBOUR_RADII * radius_px
+    lo, hi = EDGE_OVERLAP_FIT_RADIUS_RANGE
+    fits: dict[int, object] = {}
+
+    def fit(k: int):
+        """Face ``k``'s edge fit (None when not fitted or not of a face's size), once."""
+        if k not in fits:
+            x, y = centres[k]
+            others = [(ox, oy) for ox, oy in neighbours
+                      if 0.5 * radius_px < math.hypot(ox - x, oy - y) < near_px]
+            f = fit_face_edge(residual, x, y, radius_px, others)
+            fits[k] = f if f.fitted and lo * radius_px <= f.radius_px <= hi * radius_px else None
+        return fits[k]
+
+    out = []
+    for i, (xi, yi) in enumerate(centres):
+        for j in range(i + 1, len(centres)):
+            xj, yj = centres[j]
+            if math.hypot(xi - xj, yi - yj) >= reach:
+                continue
+            fi, fj = fit(i), fit(j)
+            if fi is None or fj is None:
+                continue
+            dist = math.hypot(fi.x - fj.x, fi.y - fj.y) / (0.5 * (fi.radius_px + fj.radius_px))
+            if dist < EDGE_OVERLAP_MAX_DIST_EDGE_RADII:
+                out.append(EdgePair(i, j, dist))
+    return out
