@@ -27,6 +27,9 @@ from vision.synth import render_scene
 R = 19.0
 S = 200
 FACE_L = 20.0
+THR = 14.0  # the blob threshold: over half the faces' contrast, as in the case
+FAINT = [FACE_L, FACE_L]
+WHOLE = [True, True]
 
 
 def residual(centres: list[tuple[float, float]], upper_wall: bool, blur_px: float = 2.0,
@@ -75,7 +78,7 @@ def test_overlap_found_by_edges_where_blobs_pass_it():
     assert b1[0] < c1[0] - 1.0
     small_r = 0.88 * R  # a token radius measured at the blob threshold, inside the blurred edge
     assert np.hypot(b2[0] - b1[0], b2[1] - b1[1]) / small_r > 1.8  # the close-pair test passes them
-    found = edge_overlaps(res, [b1, b2], [b1, b2], small_r)
+    found = edge_overlaps(res, [b1, b2], FAINT, WHOLE, [b1, b2], small_r, THR)
     assert len(found) == 1 and (found[0].i, found[0].j) == (0, 1)
     assert 1.55 < found[0].dist_edge_radii < 1.8
 
@@ -85,27 +88,41 @@ def test_whole_faces_not_found(dist_radii):
     c1, c2 = (80.0, 100.0), (80.0 + dist_radii * R, 100.0)
     res = residual([c1, c2], upper_wall=False, seed=1)
     # whole faces: their blobs' centroids are their centres (touching, the two blobs are split apart)
-    assert edge_overlaps(res, [c1, c2], [c1, c2], 0.88 * R) == []
+    assert edge_overlaps(res, [c1, c2], FAINT, WHOLE, [c1, c2], 0.88 * R, THR) == []
+
+
+@pytest.mark.parametrize("contrasts, whole", [([FACE_L, 2.0 * THR], WHOLE), (FAINT, [True, False])])
+def test_only_whole_faint_blobs_are_judged(contrasts, whole):
+    """A face of contrast at or over twice the threshold has its blob out at its edge; a face not
+    measured whole (a faint find, a half of a split blob) is the close-pair test's own."""
+    c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
+    res = residual([c1, c2], upper_wall=True)
+    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
+    assert edge_overlaps(res, [b1, b2], contrasts, whole, [b1, b2], 0.88 * R, THR) == []
 
 
 def test_bound_is_what_decides():
     c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
     b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
-    found = edge_overlaps(res, [b1, b2], [b1, b2], 0.88 * R)
+    found = edge_overlaps(res, [b1, b2], FAINT, WHOLE, [b1, b2], 0.88 * R, THR)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(overlap_edges, "EDGE_OVERLAP_MAX_DIST_EDGE_RADII", found[0].dist_edge_radii - 0.01)
-        assert edge_overlaps(res, [b1, b2], [b1, b2], 0.88 * R) == []
+        assert edge_overlaps(res, [b1, b2], FAINT, WHOLE, [b1, b2], 0.88 * R, THR) == []
 
 
 def test_bad_input():
     res = residual([(100.0, 100.0)], upper_wall=False)
     with pytest.raises(ValueError, match="residual"):
-        edge_overlaps(res[..., 0], [(100.0, 100.0)], [], R)
+        edge_overlaps(res[..., 0], [(100.0, 100.0)], [FACE_L], [True], [], R, THR)
     with pytest.raises(ValueError, match="radius_px"):
-        edge_overlaps(res, [(100.0, 100.0)], [], 0.0)
+        edge_overlaps(res, [(100.0, 100.0)], [FACE_L], [True], [], 0.0, THR)
+    with pytest.raises(ValueError, match="blob_threshold_lab"):
+        edge_overlaps(res, [(100.0, 100.0)], [FACE_L], [True], [], R, -1.0)
+    with pytest.raises(ValueError, match="contrasts, whole"):
+        edge_overlaps(res, [(100.0, 100.0)], [], [True], [], R, THR)
     with pytest.raises(ValueError, match="centres"):
-        edge_overlaps(res, [(float("nan"), 100.0)], [], R)
+        edge_overlaps(res, [(float("nan"), 100.0)], [FACE_L], [True], [], R, THR)
 
 
 def test_scene_1907063_reads_rearrange_not_outcome():

@@ -42,6 +42,16 @@ EDGE_OVERLAP_RULE = True
 #: read as a right outcome 1.87 or more (88 at 640x480, and see the A/B in
 #: the commit); two whole faces touching are 2.0 apart by construction.
 EDGE_OVERLAP_MAX_DIST_EDGE_RADII = 1.8
+#: Only faces measured whole as one blob whose contrast (Lab units) is under
+#: this many blob thresholds are fitted: there the threshold lies above half
+#: the face's contrast, so it cuts inside the blurred edge and the blob (its
+#: size and, for a bitten face, its centroid) is biased small.  A face of
+#: higher contrast has its blob out at or beyond the half-contrast edge, and
+#: its side wall (a red token's is red) widens the edge fit instead: fresh
+#: touching red pairs 1970823, 1970827, 1970899 (1024x768, contrast 41-60
+#: against a threshold of about 14) measured 1.69-1.77 by their edges.  The
+#: case: 18.1 and 19.1 against 14.0 (1.3-1.4 thresholds).
+EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS = 2.0
 #: Only pairs whose blob centroids lie within this many token radii are
 #: fitted (an overlap whose blobs measure small: the case 1.96, the worst
 #: blob radius seen 0.804 of the true one, 1.8 / 0.804 = 2.24).
@@ -69,8 +79,9 @@ class EdgePair:
     dist_edge_radii: float
 
 
-def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]],
-                  neighbours: list[tuple[float, float]], radius_px: float) -> list[EdgePair]:
+def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]], contrasts: list[float],
+                  whole: list[bool], neighbours: list[tuple[float, float]], radius_px: float,
+                  blob_threshold_lab: float) -> list[EdgePair]:
     """The pairs of faces whose edge-fitted circles are closer than an overlap's bound.
 
     Parameters
@@ -79,16 +90,24 @@ def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]],
         Colour minus the plate model (:attr:`CanonicalView.residual`).
     centres : list of (float, float)
         The flat faces' centres, canonical pixels.
+    contrasts : list of float
+        Their contrasts from the plate, Lab units, in ``centres``' order.
+    whole : list of bool
+        Whether each was measured whole as one blob
+        (:attr:`vision.candidates.Candidate.whole_blob`).
     neighbours : list of (float, float)
         Every token candidate's centre, canonical pixels (the faces among
         them too): rays towards those near a face are left out of its fit.
     radius_px : float
         The frame's token radius, canonical pixels (> 0).
+    blob_threshold_lab : float
+        The blob search's threshold, Lab units (> 0).
 
     Returns
     -------
     list of EdgePair
-        Each pair within ``EDGE_OVERLAP_REACH_RADII`` token radii by their
+        Each pair of whole faint blobs (both whole, both contrasts under
+        ``EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS`` blob thresholds) within ``EDGE_OVERLAP_REACH_RADII`` token radii by their
         given centres, both faces fitted with a radius in
         ``EDGE_OVERLAP_FIT_RADIUS_RANGE`` of ``radius_px``, and closer than
         ``EDGE_OVERLAP_MAX_DIST_EDGE_RADII`` mean fitted radii; in the order
@@ -98,12 +117,20 @@ def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]],
         raise ValueError(f"residual: expected an (S, S, 3) array, got {getattr(residual, 'shape', type(residual))}")
     if not (isinstance(radius_px, (int, float, np.floating)) and math.isfinite(radius_px) and radius_px > 0):
         raise ValueError(f"radius_px: expected a finite value > 0, got {radius_px!r}")
+    if not (isinstance(blob_threshold_lab, (int, float, np.floating)) and math.isfinite(blob_threshold_lab)
+            and blob_threshold_lab > 0):
+        raise ValueError(f"blob_threshold_lab: expected a finite value > 0, got {blob_threshold_lab!r}")
+    if len(contrasts) != len(centres) or len(whole) != len(centres):
+        raise ValueError(f"contrasts, whole: expected {len(centres)} values each (one per centre), got "
+                         f"{len(contrasts)} and {len(whole)}")
     for name, pts in (("centres", centres), ("neighbours", neighbours)):
         if not all(len(p) == 2 and math.isfinite(p[0]) and math.isfinite(p[1]) for p in pts):
             raise ValueError(f"{name}: expected finite (x, y) pairs")
     reach = EDGE_OVERLAP_REACH_RADII * radius_px
     near_px = EDGE_OVERLAP_NEIGHBOUR_RADII * radius_px
     lo, hi = EDGE_OVERLAP_FIT_RADIUS_RANGE
+    faint = [bool(w) and c < EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS * blob_threshold_lab
+             for c, w in zip(contrasts, whole)]
     fits: dict[int, object] = {}
 
     def fit(k: int):
@@ -120,7 +147,7 @@ def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]],
     for i, (xi, yi) in enumerate(centres):
         for j in range(i + 1, len(centres)):
             xj, yj = centres[j]
-            if math.hypot(xi - xj, yi - yj) >= reach:
+            if not (faint[i] and faint[j]) or math.hypot(xi - xj, yi - yj) >= reach:
                 continue
             fi, fj = fit(i), fit(j)
             if fi is None or fj is None:

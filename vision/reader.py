@@ -906,9 +906,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # Every two flat faces, once: their distances by centres and by edges.
     pairs = _face_pairs(flat, _edge_centres(view.residual, flat, tokenish, r), r)
     close = [p for p in pairs if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII]
-    if not (close or overlaps or partials) and _overlap_edges.EDGE_OVERLAP_RULE:  # by the faces' own edges (see vision.overlap_edges)
+    # two faint whole faces closer than an overlap's bound by their own edges (see vision.overlap_edges)
+    if not (close or overlaps or partials) and _overlap_edges.EDGE_OVERLAP_RULE:
+        blob_thr = search.blob_threshold_lab if search.blob_threshold_lab is not None else blob_threshold(view)
         by_edges = _overlap_edges.edge_overlaps(view.residual, [(c.x, c.y) for c in flat],
-                                                [(c.x, c.y) for c in tokenish], r)
+                                                [c.contrast for c in flat], [c.whole_blob for c in flat],
+                                                [(c.x, c.y) for c in tokenish], r, blob_thr)
         if by_edges:
             return ("rearrange", f"tokens overlap: two faces {min(e.dist_edge_radii for e in by_edges):.2f} of "
                     f"their own edge radii apart: rearrange without turning any", cands, faces, 0.7)
