@@ -22,6 +22,15 @@ be closer than two of their own radii; two faces whose fitted centres are
 closer than ``EDGE_OVERLAP_MAX_DIST_EDGE_RADII`` of their mean fitted radius
 overlap.  The case measures 1.75.
 
+Only faces measured whole as one blob and fainter than twice the blob
+threshold are so judged: there the threshold lies above half the face's
+contrast and cuts inside its blurred edge, the bias the fit corrects.  A
+stronger face's blob reaches its edge already, and its side wall (a red
+token's is red) would widen the edge fit instead; a face not measured whole
+(a faint find, a half of a split blob) has its edge fitted by the
+close-pair test itself (``vision.reader._edge_centres``).  The rule can only
+stop an outcome (``rearrange``), never make one.
+
 Distances are canonical pixels; colours are the Lab residual of
 :class:`vision.canonical.CanonicalView` (Lab units).
 """
@@ -32,15 +41,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.face_centre import fit_face_edge
+from vision.face_centre import EdgeFit, fit_face_edge
 
 #: Switch for the rule (read by :func:`vision.reader.decide`), so it can be A/B'd.
 EDGE_OVERLAP_RULE = True
 #: Two faces whose edge-fitted centres are closer than this many of their
-#: mean edge-fitted radius overlap.  Measured on fresh scenes 1965000-1968399:
-#: the case (overlap 1907063) 1.75; the closest pair of every touching scene
-#: read as a right outcome 1.87 or more (88 at 640x480, and see the A/B in
-#: the commit); two whole faces touching are 2.0 apart by construction.
+#: mean edge-fitted radius overlap: the close-pair test's own bound
+#: (``vision.reader.OVERLAP_MAX_CENTRE_DIST_RADII``), now in the faces' own
+#: radius.  Two whole faces touching are 2.0 apart.  Fired on (fresh, the
+#: white token leaning on a white one each time): the case 1907063 1.75,
+#: 1971462 1.74, 1969153 1.70.  Touching pairs of every kind read right
+#: measured 1.87 or more (88 at 640x480, 1966000-1966399, before the
+#: contrast gate below); with the gate no touching reading changed in 600
+#: fresh scenes (1024x768 and 640x480).
 EDGE_OVERLAP_MAX_DIST_EDGE_RADII = 1.8
 #: Only faces measured whole as one blob whose contrast (Lab units) is under
 #: this many blob thresholds are fitted: there the threshold lies above half
@@ -53,16 +66,20 @@ EDGE_OVERLAP_MAX_DIST_EDGE_RADII = 1.8
 #: case: 18.1 and 19.1 against 14.0 (1.3-1.4 thresholds).
 EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS = 2.0
 #: Only pairs whose blob centroids lie within this many token radii are
-#: fitted (an overlap whose blobs measure small: the case 1.96, the worst
-#: blob radius seen 0.804 of the true one, 1.8 / 0.804 = 2.24).
+#: fitted (an overlap whose blobs measure small: the case 1.96; a token
+#: radius measured 0.804 of the true one, the least seen for faint faces in
+#: ``vision.reader.UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII``'s comment, puts an
+#: overlap at 1.8 true radii 2.24 of it apart).
 EDGE_OVERLAP_REACH_RADII = 2.3
 #: Faces within this many token radii of a fitted face have the rays towards
 #: them left out of its fit (their edges, the joint, a bite).
 EDGE_OVERLAP_NEIGHBOUR_RADII = 2.6
 #: A fit is trusted only with a radius within this range of the token
-#: radius (a fit onto a shadow ring or a fragment is not a face's edge);
-#: faces' edge radii measured 0.95-1.15 of the blob-measured token radius
-#: on the scenes above (the blob cuts inside the edge).
+#: radius (a fit onto a shadow ring or a fragment is not a face's edge):
+#: pairs of blob faces measured 0.92-1.12 of it (mean of the pair's two
+#: fits, 180 pairs of fresh 640x480 overlap and touching scenes
+#: 1965000-1966399; the blob cuts inside a faint face's edge, outside a
+#: strong one's).
 EDGE_OVERLAP_FIT_RADIUS_RANGE = (0.8, 1.35)
 
 
@@ -107,9 +124,10 @@ def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]], cont
     -------
     list of EdgePair
         Each pair of whole faint blobs (both whole, both contrasts under
-        ``EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS`` blob thresholds) within ``EDGE_OVERLAP_REACH_RADII`` token radii by their
-        given centres, both faces fitted with a radius in
-        ``EDGE_OVERLAP_FIT_RADIUS_RANGE`` of ``radius_px``, and closer than
+        ``EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS`` blob thresholds) within
+        ``EDGE_OVERLAP_REACH_RADII`` token radii by their given centres,
+        both faces fitted with a radius in ``EDGE_OVERLAP_FIT_RADIUS_RANGE``
+        of ``radius_px``, and closer than
         ``EDGE_OVERLAP_MAX_DIST_EDGE_RADII`` mean fitted radii; in the order
         ``(i, j)``, ``i < j``.
     """
@@ -131,9 +149,9 @@ def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]], cont
     lo, hi = EDGE_OVERLAP_FIT_RADIUS_RANGE
     faint = [bool(w) and c < EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS * blob_threshold_lab
              for c, w in zip(contrasts, whole)]
-    fits: dict[int, object] = {}
+    fits: dict[int, EdgeFit | None] = {}
 
-    def fit(k: int):
+    def fit(k: int) -> EdgeFit | None:
         """Face ``k``'s edge fit (None when not fitted or not of a face's size), once."""
         if k not in fits:
             x, y = centres[k]
