@@ -249,11 +249,15 @@ def test_a_white_face_under_a_leaning_white_is_not_an_outcome(monkeypatch):
     lower face's blob is bitten towards the upper one (its hull adds 0.050 of
     a face, 0.32 radii off its centre, at cosine 1.00), so it is partly under
     it (``bites._bitten_blob_faces``).  Without that rule: four flat tokens
-    with the right red count, a wrong outcome."""
-    from vision import bites
+    with the right red count, a wrong outcome.  (``vision.overlap_edges``
+    catches it too: 1.76 of the faces' own edge radii apart; it is switched
+    off here as well, so the counterfactual stays the bites rule's.)"""
+    from vision import bites, overlap_edges
 
     scene = _leaning_720196()
     reading = read_frame(scene.image)
     assert reading.verdict == "rearrange", reading.reason
     monkeypatch.setattr(bites, "BLOB_BITE_MIN_AREA", math.inf)  # no blob face taken for bitten
+    assert read_frame(scene.image).verdict == "rearrange"  # by the faces' edges
+    monkeypatch.setattr(overlap_edges, "EDGE_OVERLAP_RULE", False)
     assert read_frame(scene.image).verdict == "outcome"
