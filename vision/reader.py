@@ -42,6 +42,7 @@ from .grids import open_grid
 from .io import to_bgr8
 from .merged_pair import merged_pairs
 from .offplate_contrast import standing_out
+from .phantom_finds import phantom_finds
 from .plate import (PlateFit, _component_box, _component_centroid, _components_with_areas, find_plate,
                     not_cloth_mask)
 from .rim import RIM_BAND_FRAC, RimBands, band_angles_deg, rim_crossings, rim_hidden_arcs, rim_streaks
@@ -839,6 +840,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return covered
     cands = list(search.candidates)
     r = search.token_radius_px
+    # disc-filter overlap/partial finds too faint to be a face (vision.phantom_finds)
+    gone = {id(c) for c in phantom_finds(view.residual, view.background, cands, r)} if r > 0 else set()
+    cands = [c for c in cands if id(c) not in gone]
     objects = [c for c in cands if c.kind == "object"]
     flat = [c for c in cands if c.kind in FLAT_KINDS]
     tokenish = [c for c in cands if c.kind != "object"]
