@@ -5,10 +5,10 @@ face as an ``overlap`` and a find beside a blob whose colour differs from it as
 a face ``partial``-ly under that blob; either makes :func:`vision.reader.decide`
 ask for a rearrange.  On frames whose four clear faces (blobs) are read right,
 such finds also come from the plate itself: the shading of the well's wall,
-a token's shadow and the plate between tokens (fresh ``outcome`` scenes
-1975057, 1975102, 1975157 at 640x480: four whole clear discs of both colours,
-40-75 Lab, and one disc-filter find of 6-13 Lab 1.7-2.4 radii from a disc,
-where no token lies).
+a token's shadow and the plate between tokens (fresh ``outcome`` scene
+1975057 at 640x480, black lacquer: four whole clear discs of both colours,
+the weakest 50.5 Lab, and a disc-filter ``overlap`` of 6.1 Lab at the foot of
+the well's wall, 2.2 radii from a disc, where no token lies).
 
 A face, whole or partly hidden, shows its own colour: on a frame whose clear
 faces show both colours, a fifth face of either colour differs from the plate
@@ -22,6 +22,19 @@ It is dropped, and the frame is read from the rest (the close-pair and every
 other rule of ``decide`` still apply to those faces).  Nothing is dropped
 where the clear faces show one colour only: a face of the other colour (a
 white on a white plate beside red discs) may differ from the plate by little.
+
+Measured (A/B, rule on vs off, fresh seeds): outcome 640x480 249 vs 247 right
+of 400, 1280x720 189 vs 187 of 300, 1024x768 194 vs 194 of 300; five_tokens
+640x480 242 vs 241 of 300 (1983014 rearrange -> reshake); overlap 640x480 272
+vs 272 of 400 and 1280x720 220 vs 220 of 300, unchanged.  No wrong outcome
+added.  On 300 overlap scenes at 640x480 no frame had four clear faces (a face
+partly under another is no whole blob), and the true faces found as disc-filter
+overlap/partial on both-colour frames measured 0.80 or more of the weakest clear
+face (three times the floor); phantoms 0.12-0.48.  Most of the ``rearrange``
+readings of separated tokens stay: a true face whose faint region measures
+not round or too large (about 18 of 30 at 640x480), phantoms on frames whose
+clear faces are of one colour, and phantoms on bright glazes (gold, L* 88)
+where the room below the ceiling (12 L) sets the floor.
 """
 
 from __future__ import annotations
@@ -42,9 +55,10 @@ PHANTOM_KINDS = ("overlap", "partial")
 #: is under this share of the weakest clear face's (the same measure), or of the
 #: plate's room below the ceiling, is no face.  The search's own floor for a
 #: suspect on such frames (``tokens.BOTH_COLOURS_SUSPECT_REL_CONTRAST``): a
-#: find too faint to be a suspect cannot be a face partly hidden either.  Seen
-#: on fresh outcome scenes at 640x480: phantoms 0.10-0.21 of the weakest clear
-#: face (1975057 6.1 / 47.3 Lab, 1975102 12.9 / 61.7, 1975157 9.9 / 46.5).
+#: find too faint to be a suspect cannot be a face partly hidden either.  The
+#: phantoms it dropped on fresh scenes measured 0.12-0.23 of that (1975057 6.1
+#: of 50.5 Lab; 1983014, five_tokens, 5.1 of a 22.3 room); true faces found as
+#: disc-filter overlap/partial on both-colour overlap scenes 0.80 or more.
 PHANTOM_MAX_REL_CONTRAST = BOTH_COLOURS_SUSPECT_REL_CONTRAST
 #: At least this many clear whole faces (``disc`` candidates found as blobs)
 #: besides the find: four whole faces are a round, and the find would be a
