@@ -26,8 +26,12 @@ white on a white plate beside red discs) may differ from the plate by little.
 Measured (A/B, rule on vs off, fresh seeds): outcome 640x480 249 vs 247 right
 of 400, 1280x720 189 vs 187 of 300, 1024x768 194 vs 194 of 300; five_tokens
 640x480 242 vs 241 of 300 (1983014 rearrange -> reshake); overlap 640x480 272
-vs 272 of 400 and 1280x720 220 vs 220 of 300, unchanged.  No wrong outcome
-added.  On 300 overlap scenes at 640x480 no frame had four clear faces (a face
+vs 272 of 400 and 1280x720 220 vs 220 of 300, three_tokens 640x480 223 of 300,
+touching 1024x768 63 of 200 and a natural mix at 1024x768 143 of 200,
+unchanged.  No wrong outcome added.  ``bench/check_same.py``: two frames
+change, both to their labels (synth 7013 outcome and 7017 touching,
+rearrange -> outcome 2 red; phantom partials at 0.07 and 0.09 of the floor
+base); the studio renders: no reading changes.  On 300 overlap scenes at 640x480 no frame had four clear faces (a face
 partly under another is no whole blob), and the true faces found as disc-filter
 overlap/partial on both-colour frames measured 0.80 or more of the weakest clear
 face (three times the floor); phantoms 0.12-0.48.  Most of the ``rearrange``
