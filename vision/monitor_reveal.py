@@ -17,6 +17,11 @@ from .monitor_features import Small
 from .monitor_layout import agrees, faces_kept, layout_of, same_layout, same_plate, touch_evidence
 from .types import Reading
 
+#: At most this many layouts are remembered for "layout unchanged since last round" (count): the
+#: layouts of the last round read at rest, then those of the rounds that abstained at the clear after
+#: it (see ``RevealMixin._note_layouts``); past it the oldest abstained ones are dropped, never the first.
+LAST_LAYOUTS_MAX = 8
+
 
 @dataclass
 class _Read:
@@ -107,7 +112,7 @@ class RevealMixin:
         lay = layout_of(r)
         if rnd.result_given:                     # already void or uncertain: just note the layout for the next round
             if r.verdict == "outcome":
-                self._last_layouts = (lay,)
+                self._note_layouts([lay])
             return self._end_round(small, t)
         verdict_fields = {"verdict": r.verdict, "red": r.red, "white": r.white,
                           "confidence": min(x.reading.confidence for x in run),
@@ -173,7 +178,7 @@ class RevealMixin:
         """
         rnd = self._rnd
         if rnd.outcome_layouts:
-            self._last_layouts = tuple(rnd.outcome_layouts)
+            self._note_layouts(rnd.outcome_layouts)
         # else: no outcome reading, nothing to remember: the last layout(s) stay those of the round before
         # (as before this rule), so the next round is still compared with that one
         if rnd.result_given:
@@ -184,6 +189,35 @@ class RevealMixin:
         ev = self._ev("uncertain", t, f"no stable reading within {secs:g}s {what} (last: {last}): "
                       "manual confirmation needed", last_verdict=None if r is None else r.verdict)
         return [ev] + self._end_round(small, t)
+
+    def _note_layouts(self, layouts: list) -> None:
+        """Note the layout(s) a round ended with, for the next round's "layout unchanged" check.
+
+        A round watched from bowl-on to rest replaces the last layouts with its own.  A round that
+        abstained at the clear (``uncertain``, never seen at rest under the bowl) may not have been
+        a round at all, so the monitor cannot tell whether the round before is still the last one:
+        its layouts are added to the last ones, the round before's kept first (at most
+        :data:`LAST_LAYOUTS_MAX` in all).  Before, they replaced them: in clip 1300651 same_layout
+        (640x360 at 25 fps) the tokens changing on the bare plate as the bowl came (frame 148) started
+        a round that "cleared" two frames later with no bowl over the plate; it abstained, read the
+        plate's pre-round layout stable (red 2) and made it the last layout, so the real round that
+        followed, revealing round 0's layout again (red 4, not shaken: void), was paid as an outcome.
+
+        Parameters
+        ----------
+        layouts : list of tuple of LayoutToken
+            The round's distinct outcome layouts (empty ones are skipped).
+        """
+        tol = self.cfg.same_layout_tol_r
+        if not self._rnd.abstained:
+            self._last_layouts = tuple(lay for lay in layouts if lay)
+            return
+        keep = list(self._last_layouts)
+        for lay in layouts:
+            _remember(keep, lay, tol)
+        if len(keep) > LAST_LAYOUTS_MAX:
+            keep = keep[:1] + keep[1 - LAST_LAYOUTS_MAX:]
+        self._last_layouts = tuple(keep)
 
 
 def _remember(layouts: list, lay: tuple, tol_r: float) -> None:
