@@ -23,6 +23,14 @@ from vision.synth import render_scene
 OVER_EXPOSED = "the plate is over-exposed: a region "
 
 
+@pytest.fixture(autouse=True)
+def _rule_on(monkeypatch):
+    """These tests measure the rule itself, which is off by default since the
+    twenty-ninth round (see exposure_outline.CEILING_OUTLINE_CLEAR and
+    tests/test_ceiling_clear_off.py): switched on here, as it was measured."""
+    monkeypatch.setattr(exposure_outline, "CEILING_OUTLINE_CLEAR", True)
+
+
 def _evidence(monkeypatch) -> list:
     """Record every call of ceiling_outline_evidence (reference, strongest, n)."""
     seen = []
