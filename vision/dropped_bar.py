@@ -73,6 +73,50 @@ def straight_bar(xs: np.ndarray, ys: np.ndarray, cx: float, cy: float, token_r: 
         return None
     return length, width
 
+def bar_regions(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float, reach_radii: float,
+                length_radii: tuple[float, float], floor_lab: float) -> tuple | None:
+    """The connected regions of unclaimed pixels at least ``floor_lab`` from the
+    plate in the window around (x, y) where a bar may lie, for
+    :func:`dropped_bar` and :func:`vision.faint_beside_bar.bar_near`.
+
+    Parameters
+    ----------
+    delta_e : ndarray, float, (H, W)
+        The view's colour difference from the plate, Lab units.
+    claimed : ndarray, uint8, (H, W)
+        Pixels of the blob candidates (grown) and walls: no bar's.
+    x, y : float
+        The find's centre, canonical pixels.
+    token_r : float
+        Token radius, canonical pixels.
+    reach_radii : float
+        Farthest a bar's centre may lie from (x, y), token radii; the window
+        reaches half the longest bar and one radius beyond.
+    length_radii : (float, float)
+        Length range of an upright's bar, token radii.
+    floor_lab : float
+        A region's pixels are at least this far from the plate, Lab units.
+
+    Returns
+    -------
+    (x0, y0, window, labels, n, counts) or None
+        The window's top-left corner (canonical pixels), ``delta_e`` in it,
+        its 8-connected region labels (int32, 0 the background), the number of
+        labels and every label's pixel count (``np.bincount``); None when the
+        window is under 3 pixels on a side.
+    """
+    h, w = delta_e.shape
+    reach = int(math.ceil((reach_radii + length_radii[1] / 2 + 1.0) * token_r))
+    x0, x1 = max(int(x) - reach, 0), min(int(x) + reach + 1, w)
+    y0, y1 = max(int(y) - reach, 0), min(int(y) + reach + 1, h)
+    if x1 - x0 < 3 or y1 - y0 < 3:
+        return None
+    window = delta_e[y0:y1, x0:x1]
+    low = ((window >= floor_lab) & (claimed[y0:y1, x0:x1] == 0)).astype(np.uint8)
+    n, labels = cv2.connectedComponents(low, connectivity=8)
+    return x0, y0, window, labels, n, np.bincount(labels.ravel(), minlength=n)
+
+
 def dropped_bar(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float,
                 threshold: float, *, length_radii: tuple[float, float], max_area_faces: float) -> tuple[float, float, float, float] | None:
     """A token on edge's bar the blob search dropped, near a faint find at (x, y).
@@ -110,21 +154,16 @@ def dropped_bar(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, to
         and its centre within ``DROPPED_BAR_REACH_RADII`` of (x, y); None
         when there is none.
     """
-    h, w = delta_e.shape
-    reach = int(math.ceil((DROPPED_BAR_REACH_RADII + length_radii[1] / 2 + 1.0) * token_r))
-    x0, x1 = max(int(x) - reach, 0), min(int(x) + reach + 1, w)
-    y0, y1 = max(int(y) - reach, 0), min(int(y) + reach + 1, h)
-    if x1 - x0 < 3 or y1 - y0 < 3:
+    regions = bar_regions(delta_e, claimed, x, y, token_r, DROPPED_BAR_REACH_RADII, length_radii,
+                          DROPPED_BAR_HYSTERESIS * threshold)
+    if regions is None:
         return None
-    de = delta_e[y0:y1, x0:x1]
-    low = ((de >= DROPPED_BAR_HYSTERESIS * threshold) & (claimed[y0:y1, x0:x1] == 0)).astype(np.uint8)
-    n, labels = cv2.connectedComponents(low, connectivity=8)
+    x0, y0, de, labels, n, counts = regions
     face_area = math.pi * token_r ** 2
-    # Every region's size and whether it holds a pixel above ``threshold``,
-    # for all regions at once (the same numbers as ``sel.sum()`` and
-    # ``de[sel] >= threshold`` below give): a speck or a large region is
-    # passed over without a mask of its own.
-    counts = np.bincount(labels.ravel(), minlength=n)
+    # Every region's size (``counts``) and whether it holds a pixel above
+    # ``threshold``, for all regions at once (the same numbers as
+    # ``sel.sum()`` and ``de[sel] >= threshold`` below give): a speck or a
+    # large region is passed over without a mask of its own.
     has_above = np.bincount(labels[de >= threshold], minlength=n) > 0
     for i in range(1, n):
         count = int(counts[i])

@@ -32,11 +32,10 @@ from __future__ import annotations
 
 import math
 
-import cv2
 import numpy as np
 
 from .candidates import Candidate
-from .dropped_bar import straight_bar
+from .dropped_bar import bar_regions, straight_bar
 
 #: Switch: a face found only faintly (of ``BAR_FIND_KINDS``: by its outline
 #: alone) beside an unclaimed bar is a suspect.  False: no such bar is looked
@@ -100,15 +99,10 @@ def bar_near(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token
         when there is none within ``BAR_REACH_RADII`` of (x, y) with at most
         ``BAR_MAX_INSIDE_SHARE`` of its pixels within ``token_r`` of it.
     """
-    h, w = delta_e.shape
-    reach = int(math.ceil((BAR_REACH_RADII + length_radii[1] / 2 + 1.0) * token_r))
-    x0, x1 = max(int(x) - reach, 0), min(int(x) + reach + 1, w)
-    y0, y1 = max(int(y) - reach, 0), min(int(y) + reach + 1, h)
-    if x1 - x0 < 3 or y1 - y0 < 3:
+    regions = bar_regions(delta_e, claimed, x, y, token_r, BAR_REACH_RADII, length_radii, floor_lab)
+    if regions is None:
         return None
-    low = ((delta_e[y0:y1, x0:x1] >= floor_lab) & (claimed[y0:y1, x0:x1] == 0)).astype(np.uint8)
-    n, labels = cv2.connectedComponents(low, connectivity=8)
-    counts = np.bincount(labels.ravel(), minlength=n)
+    x0, y0, _, labels, n, counts = regions
     max_count = max_area_faces * math.pi * token_r ** 2
     for i in range(1, n):
         if not BAR_MIN_PIXELS <= counts[i] < max_count:
