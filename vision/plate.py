@@ -65,6 +65,14 @@ PLATE_OPEN_FRAC = 0.12
 #: sample's middle (the sample holds about ``MEDIAN_SAMPLE_SIZE`` values) ...
 MEDIAN_BAND_HALF_RANKS = 24
 MEDIAN_SAMPLE_SIZE = 512
+#: A narrower band, this many sample ranks either side, is tried first (its
+#: partition a third of the wide one's); kept only when it holds the middle and
+#: not the value 0 (then every value in it has one bit pattern per value, so
+#: the middle order statistics are the same bits as from the wide band), else
+#: the wide band as before.  On the bench frames at 1920x1080 (1,671 arrays,
+#: 4,600-42,000 values) it held the middle of most, and the medians took
+#: 1.55 ms a frame against 1.75-1.95 (CPU time, a loaded machine).
+MEDIAN_NARROW_HALF_RANKS = 8
 #: ... for arrays of at least this many values (smaller ones: ``np.median``).
 MEDIAN_MIN_SIZE = 4096
 
@@ -82,7 +90,10 @@ def fast_median(values: np.ndarray) -> np.floating:
     (``np.mean``'s arithmetic).  A band of one non-zero value (``lo == hi``:
     8-bit colours, many ties) holds only copies of ``lo``'s bits, so the middle
     value(s) are ``lo`` without a selection (a zero band may mix 0.0 and -0.0:
-    selected as above).
+    selected as above).  A narrow band (``MEDIAN_NARROW_HALF_RANKS``) is tried
+    first and used when it holds the middle and not 0: the middle values are
+    then the wide band's, whose values differ in bits only where they differ
+    in value (no zero, no NaN in it).
 
     Parameters
     ----------
@@ -100,20 +111,26 @@ def fast_median(values: np.ndarray) -> np.floating:
         return np.median(values)
     sample = np.sort(values[::n // MEDIAN_SAMPLE_SIZE])
     mid = sample.size // 2
-    lo = sample[max(0, mid - MEDIAN_BAND_HALF_RANKS)]
-    hi = sample[min(sample.size - 1, mid + MEDIAN_BAND_HALF_RANKS)]
-    # Two comparisons: ``below`` and ``above`` count the complements (a NaN
-    # is in both, so with any NaN the three counts add up to more than n)
-    in_band = values >= lo
-    below = n - int(np.count_nonzero(in_band))  # values < lo, and NaN
-    not_above = values <= hi
-    above = n - int(np.count_nonzero(not_above))  # values > hi, and NaN
-    in_band &= not_above
-    band_size = int(np.count_nonzero(in_band))
     ranks = (n // 2 - 1, n // 2) if n % 2 == 0 else (n // 2,)
-    # every value is below, in or above the band (no NaN), and the band holds the middle
-    if below + band_size + above != n or not all(below <= r < below + band_size for r in ranks):
-        return np.median(values)
+    for half_ranks in (MEDIAN_NARROW_HALF_RANKS, MEDIAN_BAND_HALF_RANKS):
+        lo = sample[max(0, mid - half_ranks)]
+        hi = sample[min(sample.size - 1, mid + half_ranks)]
+        wide = half_ranks == MEDIAN_BAND_HALF_RANKS
+        if not wide and not (lo > 0 or hi < 0):
+            continue  # a narrow band that may hold 0.0 and -0.0: the wide band, as before
+        # Two comparisons: ``below`` and ``above`` count the complements (a NaN
+        # is in both, so with any NaN the three counts add up to more than n)
+        in_band = values >= lo
+        below = n - int(np.count_nonzero(in_band))  # values < lo, and NaN
+        not_above = values <= hi
+        above = n - int(np.count_nonzero(not_above))  # values > hi, and NaN
+        in_band &= not_above
+        band_size = int(np.count_nonzero(in_band))
+        # every value is below, in or above the band (no NaN), and the band holds the middle
+        if below + band_size + above == n and all(below <= r < below + band_size for r in ranks):
+            break
+        if wide or below + band_size + above != n:  # (with a NaN every band fails)
+            return np.median(values)
     if lo == hi and lo != 0:
         middle = np.full(len(ranks), lo, dtype=values.dtype)
     else:
