@@ -10,6 +10,8 @@ import numpy as np
 import pytest
 
 from vision import canonical, plate
+from vision import canonical as C
+from vision.colour import radial_median_profile_codes
 from vision.plate import (MEDIAN_BAND_HALF_RANKS, MEDIAN_MIN_SIZE, MEDIAN_NARROW_HALF_RANKS, MEDIAN_SAMPLE_SIZE,
                           fast_median)
 from vision.reader import read_frame
@@ -19,6 +21,10 @@ from vision.synth import render_scene
 SCENES = ((2040000, "outcome"), (2040001, "touching"), (2040002, "overlap"), (2040003, "covered"),
           (2040004, "five_tokens"), (2040005, "upright"))
 SIZES = ((1920, 1080), (1280, 720))
+
+
+def _frames() -> list[np.ndarray]:
+    return [render_scene(seed, kind, size=size).image for seed, kind in SCENES for size in SIZES]
 
 
 def _bits(a) -> np.ndarray:
@@ -143,3 +149,77 @@ def test_fast_median_same_bits_on_ties_zeros_nan_and_inf(seed):
                 with_nan = values.copy()
                 with_nan[rng.integers(0, n)] = np.nan
                 assert np.isnan(fast_median(with_nan)) and np.isnan(ref_fast_median(with_nan))
+
+
+# --- canonical: the pooled centre's median from the rings' code histograms -------------------
+
+
+def ref_plate_model(lab: np.ndarray, lab8: np.ndarray, clear_token_rings: bool
+                    ) -> tuple[tuple[np.ndarray, np.ndarray, np.ndarray], bool]:
+    """``vision.canonical._plate_model`` before round 30 (main 285e945), verbatim (module names qualified)."""
+    geo = C._canvas_geometry(C.CANVAS_PX)
+    profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
+    profile[:geo.n_pool] = C._median_from_codes(lab8.reshape(-1, 3)[geo.centre_flat])
+    model = C._model_from_profile(lab, profile, geo) if clear_token_rings else None
+    cleared = None if model is None else C._levels_clear_of_tokens(lab, lab8, profile, model[2], geo)
+    levels = C._levels_where_tokens_dominate(lab, profile if cleared is None else cleared, geo)
+    if levels is None:
+        levels = cleared
+    if levels is None:
+        return (model if model is not None else C._model_from_profile(lab, profile, geo)), False
+    return C._model_from_profile(lab, levels, geo), cleared is not None
+
+
+@pytest.fixture(scope="module")
+def plate_model_inputs():
+    """Every (lab, lab8, clear_token_rings) the reader models while it reads the scenes at both sizes."""
+    got: list[tuple] = []
+    real = C._plate_model
+
+    def recording(lab, lab8, clear_token_rings):
+        got.append((lab.copy(), lab8.copy(), clear_token_rings))
+        return real(lab, lab8, clear_token_rings)
+    mp = pytest.MonkeyPatch()
+    mp.setattr(C, "_plate_model", recording)
+    try:
+        for frame in _frames():
+            read_frame(frame)
+    finally:
+        mp.undo()
+    assert len(got) >= len(SCENES) * len(SIZES) - 2
+    return got
+
+
+def test_pool_geometry_is_the_centre():
+    """The pooled centre's whole rings and the rest of it are exactly its pixels, once each."""
+    geo = C._canvas_geometry(C.CANVAS_PX)
+    assert 0 < geo.pool_rings <= geo.n_pool
+    whole = np.flatnonzero(geo.ring_flat < geo.pool_rings)
+    assert np.array_equal(np.sort(np.concatenate([whole, geo.pool_rest_flat])), geo.centre_flat)
+    assert geo.inside.ravel()[whole].all()
+    assert 0 < geo.pool_rest_flat.size < geo.centre_flat.size // 10  # a thin arc of the next ring
+
+
+def test_plate_model_same_bits_on_the_readers_canvases(plate_model_inputs):
+    for lab, lab8, clear in plate_model_inputs:
+        (bg, res, de), cleared = C._plate_model(lab, lab8, clear)
+        (rbg, rres, rde), rcleared = ref_plate_model(lab, lab8, clear)
+        assert cleared == rcleared
+        for got, want in ((bg, rbg), (res, rres), (de, rde)):
+            assert got.dtype == want.dtype and np.array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pooled_centre_median_same_bits_on_random_codes(seed):
+    """Random canvases of few codes (many ties, even and odd pooled counts do not
+    change: the centre's size is fixed) and of full-range codes."""
+    rng = np.random.default_rng(2040200 + seed)
+    geo = C._canvas_geometry(C.CANVAS_PX)
+    s = C.CANVAS_PX
+    for spread in (1, 3, 40, 255):
+        lab8 = np.clip(rng.normal(128, spread, (s, s, 3)), 0, 255).astype(np.uint8)
+        hist = C.ring_code_histogram(lab8[geo.box], geo.ring_keys, geo.n_bins)
+        pooled = hist[:geo.pool_rings].sum(axis=0) + C._code_histogram(lab8.reshape(-1, 3)[geo.pool_rest_flat])
+        got = C._median_from_histogram(pooled, geo.centre_flat.size)
+        want = C._median_from_codes(lab8.reshape(-1, 3)[geo.centre_flat])
+        assert np.array_equal(_bits(got), _bits(want))

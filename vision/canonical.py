@@ -19,7 +19,8 @@ import cv2
 import numpy as np
 
 from .cache import cached
-from .colour import _LAB_TABLE, lab_from_codes, radial_median_profile_codes, ring_code_keys
+from .colour import (_LAB_TABLE, lab_from_codes, radial_median_profile_from_histogram, ring_code_histogram,
+                     ring_code_keys)
 from .plate import _components_with_stats, fast_median, plate_to_canonical, rectify
 from .shrink import halve, halvings_for
 from .types import Ellipse
@@ -274,6 +275,8 @@ class _CanvasGeometry:
     centre_flat: np.ndarray  # intp (M,): flat indices of ``centre``'s pixels, row-major
     ring_codes3: np.ndarray  # uint8 (S, S, 3): ring index of every pixel, in each channel (a cv2.LUT source)
     ring_pixels: tuple      # n_bins intp arrays: flat indices of each ring's pixels (of ``inside``)
+    pool_rings: int         # the first rings, every pixel of them in ``centre`` (and ``inside``)
+    pool_rest_flat: np.ndarray  # intp (K,): flat indices of ``centre``'s other pixels, row-major
 
 
 _GEOMETRY_CACHE: dict[int, _CanvasGeometry] = {}
@@ -295,6 +298,11 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
         if not 1 <= n_bins <= 256:  # ring_codes3 holds the ring index as an 8-bit code
             raise ValueError(f"MODEL_RADIUS_FRAC, RING_BIN_PX: expected 1..256 rings, got {n_bins}")
         ring = np.minimum((radius / RING_BIN_PX).astype(np.int32), n_bins - 1)
+        centre = radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX
+        # the pooled centre as whole rings and the rest of it (for its code histogram, _plate_model)
+        pool_rings = 0
+        while pool_rings < n_bins and (centre & inside)[ring == pool_rings].all():
+            pool_rings += 1
         rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
         box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
         geo = _CanvasGeometry(radius=radius, inside=inside, inside3=inside[..., None],
@@ -305,9 +313,10 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
                               inside_box=inside[box].astype(np.uint8),
                               centre_flat=np.flatnonzero(radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX),
                               ring_codes3=np.repeat(ring.astype(np.uint8)[..., None], 3, axis=2),
-                              ring_pixels=tuple(np.flatnonzero((ring == i) & inside) for i in range(n_bins)))
+                              ring_pixels=tuple(np.flatnonzero((ring == i) & inside) for i in range(n_bins)),
+                              pool_rings=pool_rings, pool_rest_flat=np.flatnonzero(centre & (ring >= pool_rings)))
         for arr in (geo.radius, geo.inside, geo.inside3, geo.centre, geo.ring_flat, geo.ring_keys, geo.inside_box,
-                    geo.centre_flat, geo.ring_codes3, *geo.ring_pixels):
+                    geo.centre_flat, geo.ring_codes3, *geo.ring_pixels, geo.pool_rest_flat):
             arr.setflags(write=False)
         _GEOMETRY_CACHE[canvas_px] = geo
     return geo
@@ -334,8 +343,17 @@ def _median_from_codes(codes: np.ndarray) -> np.ndarray:
     n = codes.shape[0]
     if n < 1:
         raise ValueError("codes: expected at least one pixel")
+    return _median_from_histogram(_code_histogram(codes), n)
+
+
+def _code_histogram(codes: np.ndarray) -> np.ndarray:
+    """int64 (3, 256): each channel's count of every 8-bit code of ``codes`` (N, 3)."""
     # one histogram of the three channels (channel c's codes at c * 256 ...)
-    hist = np.bincount((codes.astype(np.intp) + np.array([0, 256, 512])).ravel(), minlength=768).reshape(3, 256)
+    return np.bincount((codes.astype(np.intp) + np.array([0, 256, 512])).ravel(), minlength=768).reshape(3, 256)
+
+
+def _median_from_histogram(hist: np.ndarray, n: int) -> np.ndarray:
+    """:func:`_median_from_codes` of ``n`` >= 1 pixels whose :func:`_code_histogram` is ``hist``."""
     cum = np.cumsum(hist, axis=1)
     hi = np.argmax(cum > n // 2, axis=1)  # the code of the value at sorted index n // 2
     table = _LAB_TABLE[0]  # (256, 3)
@@ -514,11 +532,15 @@ def _plate_model(lab: np.ndarray, lab8: np.ndarray, clear_token_rings: bool
     ``clear_token_rings``)."""
     geo = _canvas_geometry(CANVAS_PX)
     # = radial_median_profile(lab, radius, geo.inside, RING_BIN_PX, geo.n_bins), from the codes
-    profile = radial_median_profile_codes(lab8[geo.box], geo.ring_keys, geo.n_bins)
+    hist = ring_code_histogram(lab8[geo.box], geo.ring_keys, geo.n_bins)
+    profile = radial_median_profile_from_histogram(hist)
     # The innermost rings are small enough for one token to fill them: pool
     # the central disc into one median, where a token stays a minority.
-    # = np.median(lab[geo.centre], axis=0), from the codes
-    profile[:geo.n_pool] = _median_from_codes(lab8.reshape(-1, 3)[geo.centre_flat])
+    # = np.median(lab[geo.centre], axis=0), from the codes: the centre's code
+    # histogram is its whole rings' (counted above) plus that of its other
+    # pixels (a thin arc of the next ring), the same counts as of its pixels
+    pooled = hist[:geo.pool_rings].sum(axis=0) + _code_histogram(lab8.reshape(-1, 3)[geo.pool_rest_flat])
+    profile[:geo.n_pool] = _median_from_histogram(pooled, geo.centre_flat.size)
     # Rings that tokens cover in part are measured without them (their
     # median leans toward the tokens' colour); then a ring that tokens fill
     # more than half of (its median a token's) takes its plate pixels' median.

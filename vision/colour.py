@@ -158,13 +158,48 @@ def radial_median_profile_codes(lab8: np.ndarray, keys: np.ndarray, n_bins: int)
         Per-ring medians (quantised to 0.5 Lab units); empty rings copy their
         inner neighbour.
     """
+    return radial_median_profile_from_histogram(ring_code_histogram(lab8, keys, n_bins))
+
+
+def ring_code_histogram(lab8: np.ndarray, keys: np.ndarray, n_bins: int) -> np.ndarray:
+    """Every ring's histogram of 8-bit Lab codes, per channel (the counts
+    :func:`radial_median_profile_codes` takes its medians from).
+
+    Parameters
+    ----------
+    lab8, keys, n_bins
+        As for :func:`radial_median_profile_codes`.
+
+    Returns
+    -------
+    ndarray, int64, (n_bins, 3, 256)
+        ``[ring, channel, code]``: pixels of that ring with that code.
+    """
     if lab8.dtype != np.uint8 or lab8.ndim != 3 or lab8.shape[2] != 3:
         raise ValueError(f"lab8: expected uint8 (H, W, 3), got {lab8.dtype} {lab8.shape}")
     if keys.shape != lab8.shape:
         raise ValueError(f"keys: expected shape {lab8.shape}, got {keys.shape}")
     n_keys = n_bins * 3 * _LAB_CODES
     hist = np.bincount((keys + lab8).ravel(), minlength=n_keys + _LAB_CODES)[:n_keys]
-    hist = hist.reshape(n_bins, 3, _LAB_CODES)
+    return hist.reshape(n_bins, 3, _LAB_CODES)
+
+
+def radial_median_profile_from_histogram(hist: np.ndarray) -> np.ndarray:
+    """:func:`radial_median_profile_codes` from the rings' code histograms.
+
+    Parameters
+    ----------
+    hist : ndarray, int, (n_bins, 3, 256)
+        :func:`ring_code_histogram`.
+
+    Returns
+    -------
+    ndarray, float32, (n_bins, 3)
+        As :func:`radial_median_profile_codes`.
+    """
+    if hist.ndim != 3 or hist.shape[1:] != (3, _LAB_CODES):
+        raise ValueError(f"hist: expected (n_bins, 3, {_LAB_CODES}), got {hist.shape}")
+    n_bins = hist.shape[0]
     cum = np.cumsum(hist, axis=2)
     total = cum[:, :, -1]
     # Median code per ring and channel: the first whose count reaches half.
