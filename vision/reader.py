@@ -30,6 +30,7 @@ from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
                        saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
+from . import count_check as _count_check
 from . import faint_extra as _faint_extra
 from . import overlap_edges as _overlap_edges
 from . import plate_reach
@@ -956,6 +957,14 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         return ("uncertain", f"{n_tokens} tokens found, {len(extras)} far paler than the other four on a darker "
                 f"plate (colour {pale:.1f} against {median:.1f} Lab units): check for a fifth token",
                 cands, faces, 0.5)
+    # a face whose region of its own colour is two tokens large and drawn out holds two (see vision.count_check)
+    two = (_count_check.two_token_faces(view.residual, [(c.x, c.y) for c in flat], [(c.x, c.y) for c in tokenish], r)
+           if n_tokens < TOKENS_PER_ROUND and r > 0 else [])
+    if two and n_tokens + len(two) == TOKENS_PER_ROUND:
+        w = max(two, key=lambda g: g.area_faces)
+        return ("rearrange", f"tokens overlap: {n_tokens} tokens counted, but {len(two)} face(s) lie in a region of "
+                f"their colour {w.area_faces:.2f} faces large and {w.length_radii:.1f} token radii long (two tokens, "
+                f"one partly on the other): rearrange without turning any", cands, faces, 0.6)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
