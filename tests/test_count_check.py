@@ -72,3 +72,24 @@ def test_bad_arguments_raise(bad):
     args.update(bad)
     with pytest.raises(ValueError, match=next(iter(bad))):
         cc.face_region(**args)
+
+
+def _read(seed, kind, monkeypatch, on):
+    monkeypatch.setattr(cc, "TWO_TOKEN_FACE_REARRANGE", on)
+    return read_frame(render_scene(seed, kind, size=(800, 600)).image)
+
+
+def test_white_pair_on_cream_found_as_one_face_is_rearranged(monkeypatch):
+    # fresh overlap 2020007 (cream plate, raised): a white on a white found as one outline face, 3 counted;
+    # its region measured 1.87 faces, 3.4 radii long, axis 0.66, centroid 0.51 radii off
+    off = _read(2020007, "overlap", monkeypatch, False)
+    assert (off.verdict, off.reason) == ("reshake", "3 tokens on the plate, not 4")
+    on = _read(2020007, "overlap", monkeypatch, True)
+    assert on.verdict == "rearrange" and "3 tokens counted" in on.reason
+
+
+def test_three_tokens_keep_their_reshake(monkeypatch):
+    # fresh three_tokens 2024034: the largest face region of 147 three-token faces measured (1.31 faces, 2.36 radii long,
+    # axis 0.94) is one face, not two
+    on = _read(2024034, "three_tokens", monkeypatch, True)
+    assert (on.verdict, on.reason) == ("reshake", "3 tokens on the plate, not 4")

@@ -962,9 +962,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
            if n_tokens < TOKENS_PER_ROUND and r > 0 else [])
     if two and n_tokens + len(two) == TOKENS_PER_ROUND:
         w = max(two, key=lambda g: g.area_faces)
-        return ("rearrange", f"tokens overlap: {n_tokens} tokens counted, but {len(two)} face(s) lie in a region of "
-                f"their colour {w.area_faces:.2f} faces large and {w.length_radii:.1f} token radii long (two tokens, "
-                f"one partly on the other): rearrange without turning any", cands, faces, 0.6)
+        return ("rearrange", f"tokens overlap: {n_tokens} tokens counted, but {len(two)} face(s) lie in a region "
+                f"of their colour {w.area_faces:.2f} faces large and {w.length_radii:.1f} token radii long (two "
+                f"tokens of one colour, one partly on or against the other): rearrange without turning any",
+                cands, faces, 0.6)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
