@@ -89,7 +89,7 @@ def test_white_pair_on_cream_found_as_one_face_is_rearranged(monkeypatch):
 
 
 def test_three_tokens_keep_their_reshake(monkeypatch):
-    # fresh three_tokens 2024034: the largest face region of 147 three-token faces measured (1.31 faces, 2.36 radii long,
+    # fresh three_tokens 2024034: the largest region of 147 three-token faces measured (1.31 faces, 2.36 radii long,
     # axis 0.94) is one face, not two
     on = _read(2024034, "three_tokens", monkeypatch, True)
     assert (on.verdict, on.reason) == ("reshake", "3 tokens on the plate, not 4")
