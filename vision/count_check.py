@@ -160,25 +160,30 @@ def face_region(residual: np.ndarray, x: float, y: float, token_r: float,
 
 #: The region of a face holding two tokens is at least this many faces large.
 #: Two faces overlapping with centres d radii apart cover 2 - lens faces:
-#: 1.61 at d = 1, 1.35 at d = 0.6; a single face's region measured
-#: 0.62-1.21 faces (overlap and three-token scenes, 800x600 and 1280x720).
+#: 1.61 at d = 1, 1.35 at d = 0.6.  Measured (exploration seeds
+#: 2020000-2024300, 800x600 and 1280x720): the faces found for two tokens
+#: 1.36-1.88; single faces of overlap scenes up to 1.21, of 147 faces of 51
+#: three-token scenes read ``reshake`` up to 1.31 (2024034, which the length
+#: and axis bounds below keep a single face).
 PAIR_MIN_AREA_FACES = 1.3
 #: ... and at most this many (more is not two tokens: a stick, a hand, a
 #: third token; the count is left as it is).
 PAIR_MAX_AREA_FACES = 2.2
 #: ... and its moment length (4 sqrt of the major eigenvalue) at least this
-#: many token radii: 2 for one face, about 2 + d for two d radii apart; single
-#: faces measured at most 2.27.
+#: many token radii: 2 for one face, about 2 + d for two d radii apart; the
+#: pairs measured 3.06-3.56, single faces at most 2.36 (three-token scenes).
 PAIR_MIN_LENGTH_RADII = 2.7
 #: ... and at most this many (two touching faces, d = 2, measure about 4).
 PAIR_MAX_LENGTH_RADII = 4.0
 #: ... and drawn out: minor / major axis of its moment ellipse at most this
-#: (one face 0.86-1.0; the pairs measured 0.54-0.68).
+#: (single faces of overlap scenes measured 0.86-1.0, of three-token scenes
+#: 0.89-1.0; the pairs 0.54-0.68; a red pair almost wholly one on the other,
+#: 2020067, measured 0.72 but one face large, and is not taken).
 PAIR_MAX_AXIS_RATIO = 0.8
 #: ... and its centroid off the found face's centre by at least this many
 #: token radii (the found face is one of the two; the pair's centroid lies
-#: between them, d/2 or more off for the upper face found: the pairs
-#: 0.51-0.67; single faces at most 0.26).
+#: between them, about d/2 off: the pairs 0.51-0.67; single faces of overlap
+#: scenes at most 0.26, of three-token scenes 0.39 (2024034, above)).
 PAIR_MIN_OFFSET_RADII = 0.35
 #: Off: a count one short is a ``reshake`` whatever the region of a face.
 TWO_TOKEN_FACE_REARRANGE = True
