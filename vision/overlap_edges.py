@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from vision.face_centre import EdgeFit, fit_face_edge
+from .face_centre import EdgeFit, fit_face_edge
 
 #: Switch for the rule (read by :func:`vision.reader.decide`), so it can be A/B'd.
 EDGE_OVERLAP_RULE = True
