@@ -232,7 +232,55 @@ def two_token_faces(residual: np.ndarray, faces: Sequence[tuple[float, float]],
     return out
 
 
+#: The counts a ``reshake`` is given for: one token short of four (fallen or
+#: hidden off the plate's well) or one too many.  A count of one or two with
+#: no token seen off the plate means two or three tokens vanished at once,
+#: which a shake does not do but a bowl still over the plate, a hand or a
+#: misread does (the opening sweeps of the thirtieth round: all 31 counts of
+#: one were bowls on the plate whose cues were not seen, labelled
+#: ``covered``; all 3 counts of two were overlap or touching scenes), and a
+#: count of six or more is two extra tokens at once (4 of 9 such counts over
+#: two rounds' sweeps were four flat tokens beside marks, the other 5
+#: five-token rounds that a hand check also settles).  Outside these bounds
+#: the reader asks for a check by hand rather than reshaking a round whose
+#: result may be decided.
+RESHAKE_MIN_TOKENS = 3
+RESHAKE_MAX_TOKENS = 5
+#: Switch: a count outside ``RESHAKE_MIN_TOKENS``-``RESHAKE_MAX_TOKENS`` reads
+#: ``uncertain`` (off: any count other than four reads ``reshake``).
+IMPLAUSIBLE_COUNT_UNCERTAIN = True
+
+
+def reshake_count_plausible(n_tokens: int) -> bool:
+    """Whether a count of ``n_tokens`` may be answered with ``reshake``.
+
+    Parameters
+    ----------
+    n_tokens : int
+        Tokens counted on and off the plate, >= 0.
+
+    Returns
+    -------
+    bool
+        True when the count lies within ``RESHAKE_MIN_TOKENS`` to
+        ``RESHAKE_MAX_TOKENS`` (or ``IMPLAUSIBLE_COUNT_UNCERTAIN`` is off).
+
+    Raises
+    ------
+    TypeError
+        If ``n_tokens`` is not an integer.
+    ValueError
+        If ``n_tokens`` is negative.
+    """
+    if isinstance(n_tokens, bool) or not isinstance(n_tokens, (int, np.integer)):
+        raise TypeError(f"n_tokens: expected an int, got {type(n_tokens).__name__}")
+    if n_tokens < 0:
+        raise ValueError(f"n_tokens: expected >= 0, got {n_tokens}")
+    return bool(not IMPLAUSIBLE_COUNT_UNCERTAIN or RESHAKE_MIN_TOKENS <= n_tokens <= RESHAKE_MAX_TOKENS)
+
+
 __all__ = ["CORE_RADIUS_RADII", "FaceRegion", "MIN_FACE_LEVEL_LAB", "OPEN_RADIUS_RADII", "OTHER_TOKEN_REACH_RADII",
            "PAIR_MAX_AREA_FACES", "PAIR_MAX_AXIS_RATIO", "PAIR_MAX_LENGTH_RADII", "PAIR_MIN_AREA_FACES",
-           "PAIR_MIN_LENGTH_RADII", "PAIR_MIN_OFFSET_RADII", "REGION_LEVEL_SHARE", "TWO_TOKEN_FACE_REARRANGE",
-           "WINDOW_RADII", "face_region", "holds_two", "two_token_faces"]
+           "PAIR_MIN_LENGTH_RADII", "PAIR_MIN_OFFSET_RADII", "REGION_LEVEL_SHARE", "RESHAKE_MAX_TOKENS",
+           "RESHAKE_MIN_TOKENS", "IMPLAUSIBLE_COUNT_UNCERTAIN", "TWO_TOKEN_FACE_REARRANGE", "WINDOW_RADII", "face_region",
+           "holds_two", "reshake_count_plausible", "two_token_faces"]

@@ -966,6 +966,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"of their colour {w.area_faces:.2f} faces large and {w.length_radii:.1f} token radii long (two "
                 f"tokens of one colour, one partly on or against the other): rearrange without turning any",
                 cands, faces, 0.6)
+    if n_tokens != TOKENS_PER_ROUND and not _count_check.reshake_count_plausible(n_tokens):
+        return ("uncertain", f"{n_tokens} token(s) found, not {TOKENS_PER_ROUND}: more than one missing or extra "
+                f"at once (a bowl or hand over the plate?): check by hand", cands, faces, 0.5)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
     if search.suspects:
