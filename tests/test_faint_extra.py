@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import faint_extra
+from vision import count_check, faint_extra
 from vision.candidates import Candidate
 from vision.faint_extra import FAINT_EXTRA_MAX_DELTA_A, FAINT_EXTRA_MAX_REL_CORE, faint_extras
 from vision.reader import read_frame
@@ -79,6 +79,10 @@ def test_faint_extras_on_lacquer_abstain(monkeypatch, seed, found, extras):
     # the rule is what changes the verdict
     monkeypatch.setattr(faint_extra, "FAINT_EXTRA_UNCERTAIN", False)
     off = read_frame(scene.image)
+    if found > count_check.RESHAKE_MAX_TOKENS:  # six counted: the implausible-count rule abstains too
+        assert off.verdict == "uncertain" and off.reason.startswith(f"{found} token(s) found, not 4"), off.reason
+        monkeypatch.setattr(count_check, "IMPLAUSIBLE_COUNT_UNCERTAIN", False)
+        off = read_frame(scene.image)
     assert off.verdict == "reshake" and off.reason == f"{found} tokens on the plate, not 4", off.reason
 
 

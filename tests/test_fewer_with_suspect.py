@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 
-from vision import reader
+from vision import count_check, reader
 from vision.reader import read_frame
 from vision.synth import render_scene
 
@@ -49,6 +49,9 @@ def test_missed_whites_with_evidence_abstain(monkeypatch):
     assert ceiling.verdict == "uncertain" and ceiling.reason.startswith(
         "2 tokens found on a plate over-exposed"), ceiling.reason
     monkeypatch.setattr(reader, "FEWER_ON_CEILING_UNCERTAIN", False)
+    off = read_frame(scene.image)  # a count of two: the implausible-count rule (vision.count_check) abstains
+    assert off.verdict == "uncertain" and off.reason.startswith("2 token(s) found, not 4"), off.reason
+    monkeypatch.setattr(count_check, "IMPLAUSIBLE_COUNT_UNCERTAIN", False)
     off = read_frame(scene.image)
     assert off.verdict == "reshake" and off.reason == "2 tokens on the plate, not 4", off.reason
 
