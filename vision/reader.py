@@ -34,6 +34,7 @@ from . import count_check as _count_check
 from . import faint_extra as _faint_extra
 from . import overlap_edges as _overlap_edges
 from . import plate_reach
+from . import upright_doubt as _upright_doubt
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -882,6 +883,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     overlaps = [c for c in cands if c.kind == "overlap"]
     partials = [c for c in cands if c.kind == "partial"]
     n_tokens = len(flat) + len(uprights) + len(partials) + 2 * len(overlaps) + len(off)
+    if uprights and _upright_doubt.UPRIGHT_DOUBT_RULE:  # a stick's end, a face's sliver (vision.upright_doubt)
+        doubts = [_upright_doubt.upright_doubt(view.lab, c.x, c.y, c.angle_deg, c.area_px, c.axis_ratio, c.contrast,
+                                               [(o.x, o.y) for o in tokenish if o is not c], r) for c in uprights]
+        if all(doubts):
+            return ("uncertain", f"a bar found as a token on edge {_upright_doubt.DOUBT_REASONS[doubts[0]]}: "
+                    f"check by hand", cands, faces, 0.5)
+        uprights = [c for c, d in zip(uprights, doubts) if d is None]
     if uprights:
         return "reshake", f"{len(uprights)} token(s) standing on edge", cands, faces, 0.9
     if off:

@@ -1,0 +1,220 @@
+"""Doubts about a bar the token search took for a token standing on edge.
+
+A token on edge is seen as a bar as long as the token is wide (its
+diameter) and as wide as it is thick, alone on the plate: what lies beyond
+its two ends is the plate.  Two things are bars too without being a token
+on edge, and a ``reshake`` on them changes a round already decided:
+
+* the end of a stick (or the edge of a hand) lying on the plate: the thing
+  goes on along the bar's axis beyond the bar, in the bar's own colour
+  (:func:`continues_beyond`);
+* a sliver of a face against another face: the part of a face that shows
+  beside a face lying on it or touching it, or a face's shadow crescent
+  (motion blur parts it from the face): a bar lying along the other face's
+  edge, tangent to it, its centre about a radius and a half from that
+  face's centre (:func:`hugs_face`).
+
+Both are pure measures on the canonical view (canonical pixels, Lab units).
+The reader (:func:`vision.reader.decide`) asks them of its ``upright``
+candidates when ``UPRIGHT_DOUBT_RULE`` is on and abstains (``uncertain``)
+with the reason instead of calling for a reshake.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .blobshape import axis_angle_diff_deg
+
+#: Whether :func:`vision.reader.decide` asks these doubts of an upright bar.
+UPRIGHT_DOUBT_RULE = True
+
+#: Where the continuation beyond a bar's end is looked at: from this far
+#: beyond the end to the second value, in token radii along the bar's axis.
+CONTINUE_SPAN_RADII = (0.3, 1.3)
+#: Half-width of the strip searched across the axis at each step (token
+#: radii): the axis of a thin blob is known to a few degrees, a stick is a
+#: few pixels wide.
+CONTINUE_HALF_WIDTH_RADII = 0.2
+#: A pixel beyond the end is "the bar's colour" when its CIE76 difference
+#: from the bar's colour is below this fraction of the bar's contrast with
+#: the plate (the plate beyond a token on edge differs by about the whole
+#: contrast: fraction ~1).
+CONTINUE_MAX_COLOUR_FRAC = 0.4
+#: Share of the steps beyond one end that must be the bar's colour for the
+#: thing to go on beyond the bar (a stick fills nearly all of them).
+CONTINUE_MIN_SHARE = 0.7
+
+#: A bar hugs a face whose centre is at most this far from the bar's centre
+#: (token radii): a sliver of a face beside another lies between one and two
+#: radii from that face's centre, a shadow crescent about one.
+HUG_MAX_DIST_RADII = 1.7
+#: ... and whose joining line is within this angle of square to the bar's
+#: axis (degrees; 90 would be any direction): the sliver or shadow follows
+#: the face's edge.
+HUG_MAX_SKEW_DEG = 25.0
+
+
+def _check_view(lab: np.ndarray, name: str) -> None:
+    if not isinstance(lab, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy array, got {type(lab).__name__}")
+    if lab.ndim != 3 or lab.shape[2] != 3:
+        raise ValueError(f"{name}: expected shape (H, W, 3), got {lab.shape}")
+
+
+def bar_length_px(area_px: float, axis_ratio: float) -> float:
+    """Major axis (full length) of the ellipse of area ``area_px`` and
+    minor/major ``axis_ratio``, canonical pixels."""
+    if not (area_px > 0 and 0 < axis_ratio <= 1):
+        raise ValueError(f"area_px, axis_ratio: expected area > 0 and ratio in (0, 1], got {area_px}, {axis_ratio}")
+    return 2.0 * math.sqrt(area_px / (math.pi * axis_ratio))
+
+
+def continues_beyond(lab: np.ndarray, x: float, y: float, angle_deg: float, length_px: float,
+                     contrast: float, token_r: float) -> bool:
+    """Whether the thing seen as a bar goes on beyond one of its ends:
+    :func:`continuation_share` at least ``CONTINUE_MIN_SHARE``."""
+    return continuation_share(lab, x, y, angle_deg, length_px, contrast, token_r) >= CONTINUE_MIN_SHARE
+
+
+def continuation_share(lab: np.ndarray, x: float, y: float, angle_deg: float, length_px: float,
+                       contrast: float, token_r: float) -> float:
+    """How far the thing seen as a bar goes on beyond its ends, in its colour.
+
+    Parameters
+    ----------
+    lab : ndarray, float32, (S, S, 3), Lab units
+        The canonical view's colours.
+    x, y : float
+        The bar's centre, canonical pixels.
+    angle_deg : float
+        Direction of its major axis, degrees in [0, 180) (from +x towards +y).
+    length_px : float
+        Its length, canonical pixels.
+    contrast : float
+        Its mean colour difference from the plate, Lab units (> 0).
+    token_r : float
+        Token radius, canonical pixels (> 0).
+
+    Returns
+    -------
+    float
+        In [0, 1]: the larger over the two ends of the share of the steps
+        along ``CONTINUE_SPAN_RADII`` beyond the end that have a pixel within
+        ``CONTINUE_HALF_WIDTH_RADII`` of the axis whose colour is within
+        ``CONTINUE_MAX_COLOUR_FRAC`` of ``contrast`` of the bar's colour (the
+        median along its middle half).  0 for an unmeasured angle.
+    """
+    _check_view(lab, "lab")
+    if not (token_r > 0 and length_px > 0 and contrast > 0):
+        raise ValueError(f"token_r, length_px, contrast: expected > 0, got {token_r}, {length_px}, {contrast}")
+    if not math.isfinite(angle_deg):
+        return 0.0
+    h, w = lab.shape[:2]
+    ux, uy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
+    px, py = -uy, ux
+
+    def at(t: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Pixels at t along the axis and s across it (arrays broadcast)."""
+        cx = np.rint(x + t * ux + s * px).astype(int)
+        cy = np.rint(y + t * uy + s * py).astype(int)
+        return cx, cy
+
+    mid = np.arange(-0.25 * length_px, 0.25 * length_px + 0.5, 1.0)
+    mx, my = at(mid, np.zeros_like(mid))
+    inside = (mx >= 0) & (mx < w) & (my >= 0) & (my < h)
+    if not inside.any():
+        return 0.0
+    colour = np.median(lab[my[inside], mx[inside]], axis=0)
+    limit = CONTINUE_MAX_COLOUR_FRAC * contrast
+    half_w = max(1.0, CONTINUE_HALF_WIDTH_RADII * token_r)
+    across = np.arange(-half_w, half_w + 0.5, 1.0)[None, :]
+    steps = np.arange(CONTINUE_SPAN_RADII[0] * token_r, CONTINUE_SPAN_RADII[1] * token_r + 0.5, 1.0)[:, None]
+    best = 0.0
+    for sign in (1.0, -1.0):
+        t = sign * (0.5 * length_px + steps)
+        cx, cy = at(t, across)
+        ok = (cx >= 0) & (cx < w) & (cy >= 0) & (cy < h)
+        diff = np.full(cx.shape, np.inf)
+        diff[ok] = np.linalg.norm(lab[cy[ok], cx[ok]] - colour, axis=-1)
+        best = max(best, float(np.mean(diff.min(axis=1) < limit)))
+    return best
+
+
+def hugs_face(x: float, y: float, angle_deg: float, others: list[tuple[float, float]], token_r: float
+              ) -> tuple[float, float] | None:
+    """The face whose edge a bar lies along, if any.
+
+    Parameters
+    ----------
+    x, y : float
+        The bar's centre, canonical pixels.
+    angle_deg : float
+        Direction of its major axis, degrees in [0, 180); NaN: not measured.
+    others : list of (x, y)
+        Centres of the other token finds (faces, parts, overlaps), canonical pixels.
+    token_r : float
+        Token radius, canonical pixels (> 0).
+
+    Returns
+    -------
+    (x, y) of the nearest find within ``HUG_MAX_DIST_RADII`` whose joining
+    line to the bar is within ``HUG_MAX_SKEW_DEG`` of square to the bar's
+    axis; None when there is none or the angle is NaN.
+    """
+    if not token_r > 0:
+        raise ValueError(f"token_r: expected > 0, got {token_r}")
+    if not math.isfinite(angle_deg):
+        return None
+    best, best_d = None, math.inf
+    for ox, oy in others:
+        d = math.hypot(ox - x, oy - y)
+        if not 0 < d <= HUG_MAX_DIST_RADII * token_r:
+            continue
+        joining = math.degrees(math.atan2(oy - y, ox - x)) % 180.0
+        if 90.0 - axis_angle_diff_deg(angle_deg, joining) <= HUG_MAX_SKEW_DEG and d < best_d:
+            best, best_d = (float(ox), float(oy)), d
+    return best
+
+
+#: A bar along a face's edge is doubted only when shorter than this (token
+#: radii): a token on edge is a diameter (2 radii) long in the plate's plane
+#: whatever the camera's tilt or blur direction (fresh upright scenes
+#: 2060000-2060199 at 640x480 and 2061000-2061149 at 1280x720: 274 of 282
+#: bars 1.8 radii or longer); the slivers and shadow crescents seen
+#: measured 1.16-1.71.
+HUG_MAX_LENGTH_RADII = 1.8
+
+
+def upright_doubt(lab: np.ndarray, x: float, y: float, angle_deg: float, area_px: float, axis_ratio: float,
+                  contrast: float, others: list[tuple[float, float]], token_r: float) -> str | None:
+    """Why a bar found as a token on edge may be something else, or None.
+
+    Parameters are those of :func:`continuation_share` and
+    :func:`hugs_face`; ``area_px`` (canonical pixels squared) and
+    ``axis_ratio`` give the bar's length (:func:`bar_length_px`).
+
+    Returns
+    -------
+    str or None
+        ``"continues"`` when the thing goes on beyond the bar's ends in its
+        colour (:func:`continues_beyond`); ``"hugs"`` when the bar is shorter
+        than ``HUG_MAX_LENGTH_RADII`` and lies along another find's edge
+        (:func:`hugs_face`); None otherwise.
+    """
+    length = bar_length_px(area_px, axis_ratio)
+    if continues_beyond(lab, x, y, angle_deg, length, contrast, token_r):
+        return "continues"
+    if length < HUG_MAX_LENGTH_RADII * token_r and hugs_face(x, y, angle_deg, others, token_r) is not None:
+        return "hugs"
+    return None
+
+
+#: The reader's reason for each doubt (see :func:`upright_doubt`).
+DOUBT_REASONS = {
+    "continues": "goes on beyond a token's length in its own colour (a stick's or a hand's end, the rim's "
+                 "groove, a face)",
+    "hugs": "is shorter than a token and lies along a face's edge (a part of a face under or against it, "
+            "or its shadow)",
+}
