@@ -38,7 +38,7 @@ def test_a_token_long_bar_alone_does_not_go_on():
     lab = _plate()
     _draw_bar(lab, 100 - R, 100, 100 + R, 100, 0.25 * R)
     assert ud.continuation_share(lab, 100.0, 100.0, 0.0, 2 * R, CONTRAST, R) < 0.1
-    assert ud.upright_doubt(lab, 100.0, 100.0, 0.0, 2 * R * 0.5 * R, 0.25, CONTRAST, [], R) is None
+    assert ud.upright_doubt(lab, lab - PLATE, 100.0, 100.0, 0.0, 2 * R * 0.5 * R, 0.25, CONTRAST, [], [], R) is None
 
 
 @pytest.mark.parametrize("angle", [0.0, 33.0, 90.0, 151.0])
@@ -71,8 +71,23 @@ def test_a_full_length_bar_beside_a_face_stays_a_token_on_edge():
     _draw_bar(lab, 100 - R, 100, 100 + R, 100, 0.25 * R)
     face = [(100.0, 100.0 + 1.3 * R)]
     long_area, short_area = math.pi * R * 0.25 * R, math.pi * 0.7 * R * 0.2 * R  # 2.0 and 1.4 radii long
-    assert ud.upright_doubt(lab, 100.0, 100.0, 0.0, long_area, 0.25, CONTRAST, face, R) is None
-    assert ud.upright_doubt(lab, 100.0, 100.0, 0.0, short_area, 0.2 / 0.7, CONTRAST, face, R) == "hugs"
+    res = lab - np.float32(PLATE)
+    assert ud.upright_doubt(lab, res, 100.0, 100.0, 0.0, long_area, 0.25, CONTRAST, face, face, R) is None
+    assert ud.upright_doubt(lab, res, 100.0, 100.0, 0.0, short_area, 0.2 / 0.7, CONTRAST, face, face, R) == "hugs"
+    # beside a find of the disc filter only (no blob of its own), a coloured bar stays a token on edge ...
+    assert ud.upright_doubt(lab, res, 100.0, 100.0, 0.0, short_area, 0.2 / 0.7, CONTRAST, [], face, R) is None
+
+
+def test_a_shadow_along_a_faint_find_is_doubted():
+    lab = _plate(seed=3)
+    lab[92:108, 85:116] = (50.0, 1.0, 6.0)  # 30 L darker than the plate, no colour of its own
+    res = lab - np.float32(PLATE)
+    shadow = float(np.linalg.norm([30.0, 1.0, 1.0]))
+    face = [(100.0, 100.0 + 1.3 * R)]
+    area = math.pi * 0.7 * R * 0.2 * R
+    assert ud.is_shadow(ud.bar_residual(res, 100.0, 100.0, 0.0, 1.4 * R))
+    assert ud.upright_doubt(lab, res, 100.0, 100.0, 0.0, area, 0.2 / 0.7, shadow, [], face, R) == "hugs"
+    assert ud.upright_doubt(lab, res, 100.0, 100.0, 0.0, area, 0.2 / 0.7, shadow, [], [], R) is None
 
 
 def test_bad_arguments_raise():
@@ -110,10 +125,11 @@ def test_not_a_token_on_edge_is_no_reshake(monkeypatch, seed, kind, size, conds,
     assert read_frame(scene.image).reason.endswith("standing on edge")
 
 
-@pytest.mark.parametrize("seed", [2060000, 2060069])
-def test_tokens_on_edge_keep_their_reshake(seed):
-    # 2060069: the token's bar 1.3 radii from a find beside it, square to it, but a diameter long
-    scene = _scene(seed, "upright", (640, 480))
+@pytest.mark.parametrize("seed, size", [(2060000, (640, 480)), (2060069, (640, 480)), (2062396, (1280, 720))])
+def test_tokens_on_edge_keep_their_reshake(seed, size):
+    # 2060069: the token's bar 1.3 radii from a find beside it, square to it, but a diameter long;
+    # 2062396: a red-bodied token's thin bar (1.6 radii) tangent to a disc-filter find 1.6 radii off
+    scene = _scene(seed, "upright", size)
     assert scene.label["verdict"] == "reshake"
     got = read_frame(scene.image)
     assert got.verdict == "reshake" and got.reason.endswith("standing on edge"), got.reason

@@ -884,8 +884,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     partials = [c for c in cands if c.kind == "partial"]
     n_tokens = len(flat) + len(uprights) + len(partials) + 2 * len(overlaps) + len(off)
     if uprights and _upright_doubt.UPRIGHT_DOUBT_RULE:  # a stick's end, a face's sliver (vision.upright_doubt)
-        doubts = [_upright_doubt.upright_doubt(view.lab, c.x, c.y, c.angle_deg, c.area_px, c.axis_ratio, c.contrast,
-                                               [(o.x, o.y) for o in tokenish if o is not c], r) for c in uprights]
+        doubts = [_upright_doubt.upright_doubt(
+            view.lab, view.residual, c.x, c.y, c.angle_deg, c.area_px, c.axis_ratio, c.contrast,
+            [(o.x, o.y) for o in tokenish if o is not c and o.found_by == "blob"],
+            [(o.x, o.y) for o in tokenish if o is not c], r) for c in uprights]
         if all(doubts):
             return ("uncertain", f"a bar found as a token on edge {_upright_doubt.DOUBT_REASONS[doubts[0]]}: "
                     f"check by hand", cands, faces, 0.5)

@@ -187,27 +187,75 @@ def hugs_face(x: float, y: float, angle_deg: float, others: list[tuple[float, fl
 HUG_MAX_LENGTH_RADII = 1.8
 
 
-def upright_doubt(lab: np.ndarray, x: float, y: float, angle_deg: float, area_px: float, axis_ratio: float,
-                  contrast: float, others: list[tuple[float, float]], token_r: float) -> str | None:
+#: A bar is a shadow when the median of its residual along its middle is at
+#: least this much darker than the plate (L* units) ...
+SHADOW_MIN_DARK_L = 10.0
+#: ... and its chroma is at most this fraction of its darkening: no colour
+#: of its own (the motion-blurred shadow crescents seen measured 30-35 L
+#: darker, chroma under 7, fraction <= 0.2; a token on edge shows its red or
+#: white face or its body's colour: a red body on a dark plate measured
+#: dL -2, chroma 37).
+SHADOW_MAX_CHROMA_FRAC = 0.5
+
+
+def bar_residual(residual: np.ndarray, x: float, y: float, angle_deg: float, length_px: float) -> np.ndarray:
+    """Median residual (dL, da, db; float64, (3,)) along the middle half of a bar's axis."""
+    _check_view(residual, "residual")
+    h, w = residual.shape[:2]
+    a = math.radians(angle_deg) if math.isfinite(angle_deg) else 0.0
+    t = np.arange(-0.25 * length_px, 0.25 * length_px + 0.5, 1.0) if math.isfinite(angle_deg) else np.zeros(1)
+    cx = np.clip(np.rint(x + t * math.cos(a)).astype(int), 0, w - 1)
+    cy = np.clip(np.rint(y + t * math.sin(a)).astype(int), 0, h - 1)
+    return np.median(residual[cy, cx].astype(np.float64), axis=0)
+
+
+def is_shadow(diff: np.ndarray) -> bool:
+    """Whether a mean Lab difference from the plate (dL, da, db) is a
+    shadow's: ``SHADOW_MIN_DARK_L`` darker or more, its chroma at most
+    ``SHADOW_MAX_CHROMA_FRAC`` of the darkening."""
+    dl, da, db = (float(v) for v in diff)
+    return dl <= -SHADOW_MIN_DARK_L and math.hypot(da, db) <= SHADOW_MAX_CHROMA_FRAC * -dl
+
+
+def upright_doubt(lab: np.ndarray, residual: np.ndarray, x: float, y: float, angle_deg: float, area_px: float,
+                  axis_ratio: float, contrast: float, clear_faces: list[tuple[float, float]],
+                  other_finds: list[tuple[float, float]], token_r: float) -> str | None:
     """Why a bar found as a token on edge may be something else, or None.
 
-    Parameters are those of :func:`continuation_share` and
-    :func:`hugs_face`; ``area_px`` (canonical pixels squared) and
-    ``axis_ratio`` give the bar's length (:func:`bar_length_px`).
+    Parameters
+    ----------
+    lab, residual : ndarray, float32, (S, S, 3), Lab units
+        The canonical view's colours and their difference from the plate model.
+    x, y, angle_deg, contrast, token_r
+        As for :func:`continuation_share`.
+    area_px, axis_ratio : float
+        The bar's area (canonical pixels squared) and minor/major axis ratio,
+        for its length (:func:`bar_length_px`).
+    clear_faces : list of (x, y)
+        Centres of the other finds measured as blobs of their own (faces,
+        overlaps, other bars), canonical pixels.
+    other_finds : list of (x, y)
+        Centres of the other token finds (those of the disc filter and the
+        outline search too), canonical pixels.
 
     Returns
     -------
     str or None
         ``"continues"`` when the thing goes on beyond the bar's ends in its
         colour (:func:`continues_beyond`); ``"hugs"`` when the bar is shorter
-        than ``HUG_MAX_LENGTH_RADII`` and lies along another find's edge
-        (:func:`hugs_face`); None otherwise.
+        than ``HUG_MAX_LENGTH_RADII`` and lies along the edge
+        (:func:`hugs_face`) of a clear face, or is a shadow
+        (:func:`is_shadow`) along the edge of any find; None otherwise.
     """
     length = bar_length_px(area_px, axis_ratio)
     if continues_beyond(lab, x, y, angle_deg, length, contrast, token_r):
         return "continues"
-    if length < HUG_MAX_LENGTH_RADII * token_r and hugs_face(x, y, angle_deg, others, token_r) is not None:
-        return "hugs"
+    if length < HUG_MAX_LENGTH_RADII * token_r:
+        if hugs_face(x, y, angle_deg, clear_faces, token_r) is not None:
+            return "hugs"
+        if (is_shadow(bar_residual(residual, x, y, angle_deg, length))
+                and hugs_face(x, y, angle_deg, other_finds, token_r) is not None):
+            return "hugs"
     return None
 
 
