@@ -2,22 +2,26 @@
 
 A token on edge is seen as a bar as long as the token is wide (its
 diameter) and as wide as it is thick, alone on the plate: what lies beyond
-its two ends is the plate.  Two things are bars too without being a token
-on edge, and a ``reshake`` on them changes a round already decided:
+its two ends is the plate.  Two kinds of thing are bars too without being a token on edge, and a
+``reshake`` on them changes a round already decided:
 
-* the end of a stick (or the edge of a hand) lying on the plate: the thing
-  goes on along the bar's axis beyond the bar, in the bar's own colour
+* something longer than a token: the end of a stick or the edge of a hand
+  lying on the plate, a stretch of the rim's groove or highlight, the part
+  of a face that shows beside a face touching it: the thing goes on along
+  the bar's axis beyond the bar, in the bar's own colour
   (:func:`continues_beyond`);
-* a sliver of a face against another face: the part of a face that shows
-  beside a face lying on it or touching it, or a face's shadow crescent
-  (motion blur parts it from the face): a bar lying along the other face's
-  edge, tangent to it, its centre about a radius and a half from that
-  face's centre (:func:`hugs_face`).
+* a sliver shorter than a token along a face's edge: the part of a face
+  that shows beside a face lying on it, or a face's shadow crescent (motion
+  blur parts it from the face): a bar tangent to the face, its centre
+  within ``HUG_MAX_DIST_RADII`` of the face's (:func:`hugs_face`; the face
+  measured as a blob of its own, or any find when the bar is a shadow:
+  :func:`is_shadow`).
 
 Both are pure measures on the canonical view (canonical pixels, Lab units).
 The reader (:func:`vision.reader.decide`) asks them of its ``upright``
-candidates when ``UPRIGHT_DOUBT_RULE`` is on and abstains (``uncertain``)
-with the reason instead of calling for a reshake.
+candidates when ``UPRIGHT_DOUBT_RULE`` is on: when every bar is doubted it
+abstains (``uncertain``) with the reason instead of calling for a reshake;
+a bar not doubted keeps the reshake.
 """
 from __future__ import annotations
 
