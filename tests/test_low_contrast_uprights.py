@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import tokens, upright_doubt
 from vision.io import load_image
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -106,4 +106,7 @@ def test_sliver_of_a_face_under_a_token_asks_for_a_rearrange(monkeypatch):
     assert scene.label["kind"] == "overlap"
     assert read_frame(scene.image).verdict == "rearrange"
     monkeypatch.setattr(tokens, "SLIVER_MAX_DIST_RADII", 0.0)
+    # without it the sliver is a bar along the red face's edge (vision.upright_doubt): no reshake
+    assert read_frame(scene.image).verdict == "uncertain"
+    monkeypatch.setattr(upright_doubt, "UPRIGHT_DOUBT_RULE", False)
     assert read_frame(scene.image).verdict == "reshake"

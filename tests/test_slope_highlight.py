@@ -22,7 +22,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import tokens, upright_doubt
 from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.tokens import _Blob, _slope_highlight
@@ -96,6 +96,9 @@ def test_four_flat_frames_with_a_slope_highlight_read(seed, monkeypatch, washed_
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
     # the rule is what lets them: without it the highlight is a token on edge
     monkeypatch.setattr(tokens, "SLOPE_HIGHLIGHT_MIN_RADIUS_FRAC", math.inf)
+    # ... which goes on along the rim beyond a token's length (vision.upright_doubt): no reshake either
+    assert read_frame(scene.image).verdict == "uncertain"
+    monkeypatch.setattr(upright_doubt, "UPRIGHT_DOUBT_RULE", False)
     assert "standing on edge" in read_frame(scene.image).reason
 
 
