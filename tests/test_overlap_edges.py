@@ -98,7 +98,9 @@ def test_only_whole_faint_blobs_are_judged(contrasts, whole):
     c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
     b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
-    assert edge_overlaps(res, [b1, b2], contrasts, whole, [b1, b2], 0.88 * R, THR) == []
+    with pytest.MonkeyPatch.context() as mp:  # (pairs of whole strong blobs: tests/test_overlap_edges_strong.py)
+        mp.setattr(overlap_edges, "EDGE_OVERLAP_STRONG_PAIRS", False)
+        assert edge_overlaps(res, [b1, b2], contrasts, whole, [b1, b2], 0.88 * R, THR) == []
 
 
 def test_bound_is_what_decides():

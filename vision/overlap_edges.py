@@ -22,11 +22,16 @@ be closer than two of their own radii; two faces whose fitted centres are
 closer than ``EDGE_OVERLAP_MAX_DIST_EDGE_RADII`` of their mean fitted radius
 overlap.  The case measures 1.75.
 
-Only faces measured whole as one blob and fainter than twice the blob
+Faces measured whole as one blob and fainter than twice the blob
 threshold are so judged: there the threshold lies above half the face's
 contrast and cuts inside its blurred edge, the bias the fit corrects.  A
-stronger face's blob reaches its edge already, and its side wall (a red
-token's is red) would widen the edge fit instead; a face not measured whole
+stronger face's blob mostly reaches its edge, and its side wall (a red
+token's is red) can widen the edge fit instead; but its token radius,
+measured at half each clear disc's peak, still runs small where the face's
+shaded rim, blur and JPEG put that level inside the edge and a dark side wall
+on a dark plate adds nothing outside it, so under ``EDGE_OVERLAP_STRONG_PAIRS``
+pairs of whole blobs with a stronger face are judged too (see there; the
+case 2025445).  A face not measured whole
 (a faint find, a half of a split blob) has its edge fitted by the
 close-pair test itself (``vision.reader._edge_centres``).  The rule can only
 stop an outcome (``rearrange``), never make one.
@@ -81,6 +86,33 @@ EDGE_OVERLAP_NEIGHBOUR_RADII = 2.6
 #: 1965000-1966399; the blob cuts inside a faint face's edge, outside a
 #: strong one's).
 EDGE_OVERLAP_FIT_RADIUS_RANGE = (0.8, 1.35)
+#: Switch (read here, so it can be A/B'd): pairs of whole blobs with a face
+#: at or over ``EDGE_OVERLAP_MAX_CONTRAST_THRESHOLDS`` blob thresholds are
+#: judged too, in their mean fitted radius (``EDGE_OVERLAP_STRONG_SIZE``).
+#: The blob threshold is not the only thing that puts a face's measured edge
+#: inside its true one: the token radius is the region at half each clear
+#: disc's *peak* (its 90th percentile of colour difference, gloss included),
+#: which on a face whose outer fifth is shaded (the bevel), under blur and
+#: JPEG's halved chroma resolution (quality 44-46), lies inside the edge; a
+#: dark side wall on a dark plate adds nothing outside it.  On black lacquer
+#: with dark token bodies the token radius came out 0.89-0.93 of the true one
+#: (the least on the scenes below), while the edge fit at half the face
+#: core's *mean*, rays towards the neighbour left out, measured 0.99-1.05 of
+#: it, and its centres undo the bite's pull on the hidden face's centroid.
+#: Wrong outcomes it closes (two whole strong blobs, read as four flat
+#: faces): 2025445 (1280x720, a pinkish red leaning on a red, 1.63 true
+#: radii offset, tilt 24 deg, JPEG 44: blob centroids 1.83 token radii apart,
+#: fitted centres 1.66 fitted radii) and fresh 2057163 (1280x720, a red
+#: leaning on a white on black lacquer, dark bodies, tilt 1.4 deg, JPEG 46:
+#: 1.98 by blobs, 1.71 fitted).  The faint gate's reason, a side wall of the
+#: face's own colour widening the fit of strong touching red pairs, costs
+#: rights, never an outcome: the rule only says ``rearrange``.  Measured
+#: cost in the A/B of the branch's commit message.
+EDGE_OVERLAP_STRONG_PAIRS = True
+#: "fit": strong pairs judged in their mean fitted radius, as faint ones
+#: are; "min": in the smaller of that and the token radius (never looser
+#: than the close-pair test's own size; closes 2025445, 1.76, not 2057163, 1.87).
+EDGE_OVERLAP_STRONG_SIZE = "fit"
 
 
 @dataclass(frozen=True)
@@ -165,12 +197,17 @@ def edge_overlaps(residual: np.ndarray, centres: list[tuple[float, float]], cont
     for i, (xi, yi) in enumerate(centres):
         for j in range(i + 1, len(centres)):
             xj, yj = centres[j]
-            if not (faint[i] and faint[j]) or math.hypot(xi - xj, yi - yj) >= reach:
+            both_faint = faint[i] and faint[j]
+            strong = EDGE_OVERLAP_STRONG_PAIRS and whole[i] and whole[j] and not both_faint
+            if not (both_faint or strong) or math.hypot(xi - xj, yi - yj) >= reach:
                 continue
             fi, fj = fit(i), fit(j)
             if fi is None or fj is None:
                 continue
-            dist = math.hypot(fi.x - fj.x, fi.y - fj.y) / (0.5 * (fi.radius_px + fj.radius_px))
+            size = 0.5 * (fi.radius_px + fj.radius_px)
+            if strong and EDGE_OVERLAP_STRONG_SIZE == "min":  # (see EDGE_OVERLAP_STRONG_SIZE)
+                size = min(size, float(radius_px))
+            dist = math.hypot(fi.x - fj.x, fi.y - fj.y) / size
             if dist < EDGE_OVERLAP_MAX_DIST_EDGE_RADII:
                 out.append(EdgePair(i, j, dist))
     return out
