@@ -106,8 +106,15 @@ EDGE_OVERLAP_FIT_RADIUS_RANGE = (0.8, 1.35)
 #: leaning on a white on black lacquer, dark bodies, tilt 1.4 deg, JPEG 46:
 #: 1.98 by blobs, 1.71 fitted).  The faint gate's reason, a side wall of the
 #: face's own colour widening the fit of strong touching red pairs, costs
-#: rights, never an outcome: the rule only says ``rearrange``.  Measured
-#: cost in the A/B of the branch's commit message.
+#: rights, never an outcome: the rule only says ``rearrange``.  A/B on
+#: fresh scenes (2053000-2058799; on / off, right): no right lost and no
+#: wrong outcome either side on touching 1024x768 (300, 89/89; black lacquer
+#: 300, 107/107; red bodies 200, 56/56; white bodies 200, 62/62), touching
+#: 640x480 (300, 77/77), outcome 640x480 (200, 119/119), five tokens 800x600
+#: (200, 167/167), natural mix 1024x768 (200, 143/143), overlap 1280x720
+#: (200, 142/142; black lacquer 300, 208/207; dark leaning on black lacquer
+#: 200, 149/149) and 800x600 (200, 153/153; black lacquer 300, 215/215).
+#: The class is rare: whole strong pairs this close are few.
 EDGE_OVERLAP_STRONG_PAIRS = True
 #: "fit": strong pairs judged in their mean fitted radius, as faint ones
 #: are; "min": in the smaller of that and the token radius (never looser
