@@ -33,6 +33,7 @@ from . import face_bar as _face_bar
 from . import count_check as _count_check
 from . import faint_extra as _faint_extra
 from . import overlap_edges as _overlap_edges
+from . import overlap_reason as _overlap_reason
 from . import plate_reach
 from . import upright_doubt as _upright_doubt
 from .face_centre import NO_FIT, fit_face_edge
@@ -931,7 +932,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
             return ("rearrange", f"tokens overlap: two faces {min(e.dist_edge_radii for e in by_edges):.2f} of "
                     f"their own edge radii apart: rearrange without turning any", cands, faces, 0.7)
     if overlaps or close or (partials and n_tokens >= 4):
-        return "rearrange", "tokens overlap: rearrange without turning any", cands, faces, 0.85
+        verdict, why, sure = _overlap_reason.overlap_verdict(
+            overlaps, [min(p.dist_radii, p.edge_dist_radii) for p in close], partials, n_tokens, len(flat), r)
+        return verdict, why, cands, faces, sure
     if partials:
         return "uncertain", "a token is partly hidden", cands, faces, 0.5
     if n_tokens < TOKENS_PER_ROUND and search.suspects and FEWER_WITH_SUSPECT_UNCERTAIN:
