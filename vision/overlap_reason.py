@@ -5,9 +5,10 @@ found an ``overlap`` (a disc-filter find larger than one face), two flat
 faces closer than an overlap's bound, or a ``partial`` (a face cut or not
 round) beside four tokens.  :func:`overlap_reason` names which of the three
 fired and what was measured, so the supervisor can tell from the reason what
-the reader saw; :func:`overlap_verdict` also abstains where the find is
-besides four whole flat faces (see ``EXTRA_FIND_UNCERTAIN``).  Distances are in token radii, areas in face areas
-(pi r^2 of the frame's token radius).
+the reader saw; :func:`overlap_verdict` also abstains where the find lies
+besides four flat faces already counted (see ``EXTRA_FIND_UNCERTAIN``).
+Distances are in token radii, areas in face areas (pi r^2 of the frame's
+token radius).
 """
 from __future__ import annotations
 
@@ -15,15 +16,14 @@ import math
 from typing import Sequence
 
 from .candidates import Candidate
+from .tokens import TOKENS_PER_ROUND
 
-#: Tokens on the plate in one round (the game's four).
-TOKENS_PER_ROUND = 4
 #: When the flat faces found already number ``TOKENS_PER_ROUND`` or more and
 #: the only evidence of an overlap is a disc-filter find besides them (an
 #: ``overlap`` find of the disc filter, or a ``partial``), with no two flat
 #: faces close: say ``uncertain`` rather than ``rearrange``.  Two tokens one
 #: partly on the other are counted as one flat face and that find, so four
-#: whole flat faces and the find would be five or six tokens: either a token
+#: flat faces and the find would be five or six tokens: either a token
 #: too many (a ``reshake``), or the find is no token (the plate's shading on
 #: an over-exposed glaze, a face's shadow or wall).  Neither is a rearrange;
 #: abstaining is safe for both.  A find the blob search measured as two
@@ -31,7 +31,13 @@ TOKENS_PER_ROUND = 4
 #: rearrange.  (Fresh scenes 2080000-2080299, outcome 640x480 with
 #: exposure_stops 0.5-1: 8 of the 14 generic rearranges were four flat faces
 #: and such a find; overlap 800x600, 2081000-2081299: no rearrange of an
-#: overlap scene had four flat faces and a disc-filter find only.)
+#: overlap scene had four flat faces and a disc-filter find only.  A/B on
+#: fresh 2084000-2087699: rearranges of four flat separated tokens 33 -> 17
+#: over-exposed, 30 -> 20 motion-blurred, 17 -> 14 at 640x480, 13 -> 8 at
+#: 1280x720, 8 -> 4 at 1080x1920 on red/wood/beige cloth, five_tokens 20 -> 1;
+#: overlap scenes lost 1 of 216 and 1 of 223 right rearranges (to uncertain:
+#: the overlapping pair itself read as two faces 1.85 radii apart); no
+#: outcome changed anywhere: the rule only abstains.)
 EXTRA_FIND_UNCERTAIN = True
 
 
@@ -147,6 +153,6 @@ def overlap_verdict(overlaps: Sequence[Candidate], close_dists_radii: Sequence[f
         else:
             c = min(partials, key=lambda p: (p.found_by != "blob", p.axis_ratio if p.axis_ratio > 0 else 2.0))
             what = _partial_words(c, face_area)
-        return ("uncertain", f"{n_flat} whole flat faces found and besides them {what}: a token too many, or "
+        return ("uncertain", f"{n_flat} flat faces found and besides them {what}: a token too many, or "
                 f"shading or a shadow read as one? check by hand", 0.5)
     return "rearrange", reason, 0.85
