@@ -329,6 +329,11 @@ def _red_on_white_frame(n_apart: int, seed: int = 12) -> np.ndarray:
 def test_pale_face_partly_under_a_red_one_is_never_read(n_apart):
     # the pale face beside the red one is another face (another colour), not
     # the red one's halo: four tokens ask for a rearrange, and five (one
-    # hidden) must not be read as four
+    # hidden) must not be read as four: with three apart, four whole faces
+    # and the pale one partly under the red are one too many, and the reader
+    # asks for a check by hand (vision.overlap_reason)
     reading = read_frame(_red_on_white_frame(n_apart))
-    assert reading.verdict == "rearrange", reading.reason
+    if n_apart == 3:
+        assert reading.verdict == "uncertain" and "a token too many" in reading.reason, reading.reason
+    else:
+        assert reading.verdict == "rearrange", reading.reason

@@ -94,8 +94,9 @@ def test_token_on_edge_with_shadow_on_clipped_gold_is_no_outcome(scene, monkeypa
     # (on the smooth plate model, reader.SMOOTH_PLATE_MODEL, its blob search
     # blind on the rings of this clipped gold, the token on edge and its
     # shadow read as overlapping tokens: rearrange, not the label's reshake.
-    # On the rings, as found:)
-    assert got.verdict == "rearrange", got.reason
+    # On the rings, as found; since the thirtieth round four whole faces with
+    # the shadow's find beside them abstain, vision.overlap_reason:)
+    assert got.verdict == "uncertain" and "4 flat faces found" in got.reason, got.reason
     monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
     got = read_frame(scene.image)
     assert got.verdict == "reshake", got.reason

@@ -24,7 +24,7 @@ import math
 import numpy as np
 import pytest
 
-from vision import tokens
+from vision import overlap_reason, tokens
 from vision.io import load_image
 from vision.reader import read_frame
 from vision.synth import render_scene
@@ -172,6 +172,7 @@ def test_shadow_beside_a_token_is_not_a_face_partly_under_it(seed, red, monkeypa
     # alone reads these seeds
     monkeypatch.setattr(tokens, "_dark_not_coloured", lambda diff, min_dark_l=0.0: False)
     monkeypatch.setattr(tokens, "LEAN_KINDS", ())
+    monkeypatch.setattr(overlap_reason, "EXTRA_FIND_UNCERTAIN", False)  # (else: uncertain, a find beside four)
     assert read_frame(scene.image).verdict == "rearrange"
 
 
@@ -241,6 +242,7 @@ def test_shading_band_on_a_dark_glaze_is_not_a_token(monkeypatch):
     assert reading.verdict == "outcome", reading.reason
     assert reading.red == scene.label["red"] == 4
     monkeypatch.setattr(tokens, "SHADING_FIND_MIN_DARK_L", np.inf)
+    monkeypatch.setattr(overlap_reason, "EXTRA_FIND_UNCERTAIN", False)  # (else: uncertain, a find beside four)
     assert read_frame(scene.image).verdict == "rearrange"
 
 
