@@ -9,7 +9,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import bites, reader, tokens
+from vision import bites, overlap_edges, reader, tokens
 from vision.reader import read_frame
 from vision.synth import render_scene
 from vision.bites import _bite, _bitten_blob_faces, _cosine
@@ -124,6 +124,11 @@ def test_a_small_bite_far_off_centre_is_a_bite(monkeypatch):
     got = read_frame(scene.image)
     assert got.verdict == "rearrange", got.reason
     monkeypatch.setattr(bites, "BLOB_BITE_MIN_AREA", 0.04)
+    # since the thirtieth round the two whole faces are judged by their fitted
+    # edges too (overlap_edges.EDGE_OVERLAP_STRONG_PAIRS): the label's rearrange
+    by_edges = read_frame(scene.image)
+    assert by_edges.verdict == "rearrange" and "of their own edge radii apart" in by_edges.reason, by_edges.reason
+    monkeypatch.setattr(overlap_edges, "EDGE_OVERLAP_STRONG_PAIRS", False)
     # since the eighteenth round the two faces, both drawn out across the line
     # between them (axis ratios 0.90 and 0.87), stop the outcome too
     # (reader.SHORTENED_PAIR_MAX_AXIS_RATIO); without that rule as well ...

@@ -36,8 +36,11 @@ def test_a_fifth_red_face_whose_region_leaks_into_the_shading_stops_the_outcome(
     assert scene.label["kind"] == "five_tokens" and scene.label["verdict"] == "reshake"
     assert sorted(t["face"] for t in scene.label["tokens"]) == ["red"] + ["white"] * 4
     # on the smooth plate model (reader.SMOOTH_PLATE_MODEL) the red face is a
-    # blob and a bar: reshake, the label's verdict.  On the rings, as found:
-    assert read_frame(scene.image).verdict == "reshake"
+    # blob and a bar; the bar goes on into the face, so since the thirtieth
+    # round it is doubted as a token on edge (vision.upright_doubt): a check
+    # by hand, where it was a reshake on the bar.  On the rings, as found:
+    smooth = read_frame(scene.image)
+    assert smooth.verdict == "uncertain" and "goes on beyond a token's length" in smooth.reason, smooth.reason
     monkeypatch.setattr(reader, "SMOOTH_PLATE_MODEL", False)
     got = read_frame(scene.image)
     assert got.verdict == "uncertain" and "more disc-like evidence" in got.reason, got.reason

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.count_check as count_check
 import vision.outline_faces as outline_faces
 import vision.tokens as tokens
 import vision.reader as reader
@@ -76,6 +77,10 @@ def test_arcs_without_a_face_are_not_tokens(monkeypatch):
     assert reading.reason.startswith("1 tokens found but more disc-like evidence"), reading.reason
     assert [t.face for t in reading.tokens] == ["red"]
     monkeypatch.setattr(reader, "FEWER_WITH_SUSPECT_UNCERTAIN", False)
+    # (a count of one: since the thirtieth round a check by hand as well, vision.count_check)
+    one = read_frame(side_lit_scene(face_bgr=PLATE_BGR))
+    assert one.verdict == "uncertain" and one.reason.startswith("1 token(s) found, not 4"), one.reason
+    monkeypatch.setattr(count_check, "IMPLAUSIBLE_COUNT_UNCERTAIN", False)
     assert read_frame(side_lit_scene(face_bgr=PLATE_BGR)).verdict == "reshake"
 
 
