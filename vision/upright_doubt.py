@@ -59,6 +59,32 @@ HUG_MAX_DIST_RADII = 1.7
 #: the face's edge.
 HUG_MAX_SKEW_DEG = 25.0
 
+#: A bar along a face's edge is doubted only when shorter than this (token
+#: radii): a token on edge is a diameter (2 radii) long in the plate's plane
+#: whatever the camera's tilt or blur direction (fresh upright scenes
+#: 2060000-2060199 at 640x480 and 2061000-2061149 at 1280x720: 274 of 282
+#: bars 1.8 radii or longer); the slivers and shadow crescents seen
+#: measured 1.16-1.71.
+HUG_MAX_LENGTH_RADII = 1.8
+
+#: A bar is a shadow when the median of its residual along its middle is at
+#: least this much darker than the plate (L* units) ...
+SHADOW_MIN_DARK_L = 10.0
+#: ... and its chroma is at most this fraction of its darkening: no colour
+#: of its own (the motion-blurred shadow crescents seen measured 30-35 L
+#: darker, chroma under 7, fraction <= 0.2; a token on edge shows its red or
+#: white face or its body's colour: a red body on a dark plate measured
+#: dL -2, chroma 37).
+SHADOW_MAX_CHROMA_FRAC = 0.5
+
+#: The reader's reason for each doubt (see :func:`upright_doubt`).
+DOUBT_REASONS = {
+    "continues": "goes on beyond a token's length in its own colour (a stick's or a hand's end, the rim's "
+                 "groove, a face)",
+    "hugs": "is shorter than a token and lies along a face's edge (a part of a face under or against it, "
+            "or its shadow)",
+}
+
 
 def _check_view(lab: np.ndarray, name: str) -> None:
     if not isinstance(lab, np.ndarray):
@@ -182,26 +208,6 @@ def hugs_face(x: float, y: float, angle_deg: float, others: list[tuple[float, fl
     return best
 
 
-#: A bar along a face's edge is doubted only when shorter than this (token
-#: radii): a token on edge is a diameter (2 radii) long in the plate's plane
-#: whatever the camera's tilt or blur direction (fresh upright scenes
-#: 2060000-2060199 at 640x480 and 2061000-2061149 at 1280x720: 274 of 282
-#: bars 1.8 radii or longer); the slivers and shadow crescents seen
-#: measured 1.16-1.71.
-HUG_MAX_LENGTH_RADII = 1.8
-
-
-#: A bar is a shadow when the median of its residual along its middle is at
-#: least this much darker than the plate (L* units) ...
-SHADOW_MIN_DARK_L = 10.0
-#: ... and its chroma is at most this fraction of its darkening: no colour
-#: of its own (the motion-blurred shadow crescents seen measured 30-35 L
-#: darker, chroma under 7, fraction <= 0.2; a token on edge shows its red or
-#: white face or its body's colour: a red body on a dark plate measured
-#: dL -2, chroma 37).
-SHADOW_MAX_CHROMA_FRAC = 0.5
-
-
 def bar_residual(residual: np.ndarray, x: float, y: float, angle_deg: float, length_px: float) -> np.ndarray:
     """Median residual (dL, da, db; float64, (3,)) along the middle half of a bar's axis."""
     _check_view(residual, "residual")
@@ -261,12 +267,3 @@ def upright_doubt(lab: np.ndarray, residual: np.ndarray, x: float, y: float, ang
                 and hugs_face(x, y, angle_deg, other_finds, token_r) is not None):
             return "hugs"
     return None
-
-
-#: The reader's reason for each doubt (see :func:`upright_doubt`).
-DOUBT_REASONS = {
-    "continues": "goes on beyond a token's length in its own colour (a stick's or a hand's end, the rim's "
-                 "groove, a face)",
-    "hugs": "is shorter than a token and lies along a face's edge (a part of a face under or against it, "
-            "or its shadow)",
-}
