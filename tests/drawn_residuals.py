@@ -1,6 +1,7 @@
 """Lab residuals drawn by hand for the token-search tests (labels from the drawing)."""
 from __future__ import annotations
 
+import cv2
 import numpy as np
 
 #: Token radius and canvas side of the drawn residuals, canonical pixels.
@@ -16,3 +17,12 @@ def residual_with(discs: list[tuple[float, float, tuple[float, float, float]]]) 
     for x, y, lab in discs:
         res[(cc - x) ** 2 + (rr - y) ** 2 < TOKEN_R ** 2] = lab
     return res
+
+
+def blob_centre(res: np.ndarray, x: float, y: float, level: float) -> tuple[float, float]:
+    """The centroid (x, y) of the region of ``res`` over ``level`` in L* (channel 0)
+    connected to the pixel (x, y): where a blob finder puts the face."""
+    mask = (res[..., 0] > level).astype(np.uint8)
+    _, labels = cv2.connectedComponents(mask)
+    ys, xs = np.nonzero(labels == labels[int(round(y)), int(round(x))])
+    return float(xs.mean()), float(ys.mean())

@@ -19,6 +19,7 @@ import cv2
 import numpy as np
 import pytest
 
+from drawn_residuals import blob_centre
 from vision import overlap_edges
 from vision.overlap_edges import edge_overlaps
 from vision.reader import read_frame
@@ -61,20 +62,12 @@ def residual(centres: list[tuple[float, float]], upper_wall: bool, blur_px: floa
     return out
 
 
-def blob_centre(res: np.ndarray, x: float, y: float, level: float = 14.0) -> tuple[float, float]:
-    """The centroid of the region over ``level`` (L*) connected to (x, y): where a blob finder puts the face."""
-    mask = (res[..., 0] > level).astype(np.uint8)
-    _, labels = cv2.connectedComponents(mask)
-    ys, xs = np.nonzero(labels == labels[int(round(y)), int(round(x))])
-    return float(xs.mean()), float(ys.mean())
-
-
 def test_overlap_found_by_edges_where_blobs_pass_it():
     c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
     # the lower face's blob is bitten: its centroid lies off its centre, away from the upper face
-    b1 = blob_centre(res, c1[0] - 0.5 * R, c1[1])
-    b2 = blob_centre(res, *c2)
+    b1 = blob_centre(res, c1[0] - 0.5 * R, c1[1], THR)
+    b2 = blob_centre(res, *c2, THR)
     assert b1[0] < c1[0] - 1.0
     small_r = 0.88 * R  # a token radius measured at the blob threshold, inside the blurred edge
     assert np.hypot(b2[0] - b1[0], b2[1] - b1[1]) / small_r > 1.8  # the close-pair test passes them
@@ -97,7 +90,7 @@ def test_only_whole_faint_blobs_are_judged(contrasts, whole):
     measured whole (a faint find, a half of a split blob) is the close-pair test's own."""
     c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
-    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
+    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1], THR), blob_centre(res, *c2, THR)
     with pytest.MonkeyPatch.context() as mp:  # (pairs of whole strong blobs: tests/test_overlap_edges_strong.py)
         mp.setattr(overlap_edges, "EDGE_OVERLAP_STRONG_PAIRS", False)
         assert edge_overlaps(res, [b1, b2], contrasts, whole, [b1, b2], 0.88 * R, THR) == []
@@ -106,7 +99,7 @@ def test_only_whole_faint_blobs_are_judged(contrasts, whole):
 def test_bound_is_what_decides():
     c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
-    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
+    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1], THR), blob_centre(res, *c2, THR)
     found = edge_overlaps(res, [b1, b2], FAINT, WHOLE, [b1, b2], 0.88 * R, THR)
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(overlap_edges, "EDGE_OVERLAP_MAX_DIST_EDGE_RADII", found[0].dist_edge_radii - 0.01)

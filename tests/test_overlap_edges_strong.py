@@ -26,6 +26,7 @@ import numpy as np
 import pytest
 
 from scripts.synth_table import draw_conditions
+from drawn_residuals import blob_centre
 from vision import overlap_edges
 from vision.overlap_edges import edge_overlaps
 from vision.reader import read_frame
@@ -70,19 +71,11 @@ def residual(centres: list[tuple[float, float]], wall_px: float = 0.0, wall_l: f
     return out
 
 
-def blob_centre(res: np.ndarray, x: float, y: float, level: float = THR) -> tuple[float, float]:
-    """The centroid of the region over ``level`` (L*) connected to (x, y): where a blob finder puts the face."""
-    mask = (res[..., 0] > level).astype(np.uint8)
-    _, labels = cv2.connectedComponents(mask)
-    ys, xs = np.nonzero(labels == labels[int(round(y)), int(round(x))])
-    return float(xs.mean()), float(ys.mean())
-
-
 def test_strong_overlap_with_small_token_radius_found():
     # 1.65 radii: the case's faces as seen (the leaning face's centre lies raised towards the one under)
     c1, c2 = (90.0, 100.0), (90.0 + 1.65 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
-    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
+    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1], THR), blob_centre(res, *c2, THR)
     small_r = 0.93 * R  # the token radius as measured on the case's dark plate
     assert np.hypot(b2[0] - b1[0], b2[1] - b1[1]) / small_r > 1.8  # the close-pair test passes them
     found = edge_overlaps(res, [b1, b2], STRONG, WHOLE, [b1, b2], small_r, THR)
@@ -106,7 +99,7 @@ def test_strong_touching_with_face_coloured_wall_not_found(dist_radii):
 def test_strong_pair_needs_both_whole():
     c1, c2 = (90.0, 100.0), (90.0 + 1.7 * R, 100.0)
     res = residual([c1, c2], upper_wall=True)
-    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1]), blob_centre(res, *c2)
+    b1, b2 = blob_centre(res, c1[0] - 0.5 * R, c1[1], THR), blob_centre(res, *c2, THR)
     assert edge_overlaps(res, [b1, b2], STRONG, [True, False], [b1, b2], 0.93 * R, THR) == []
 
 
