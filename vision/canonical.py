@@ -306,12 +306,12 @@ def _canvas_geometry(canvas_px: int) -> _CanvasGeometry:
         rows, cols = np.flatnonzero(inside.any(axis=1)), np.flatnonzero(inside.any(axis=0))
         box = (slice(int(rows[0]), int(rows[-1]) + 1), slice(int(cols[0]), int(cols[-1]) + 1))
         geo = _CanvasGeometry(radius=radius, inside=inside, inside3=inside[..., None],
-                              centre=radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX,
+                              centre=centre,
                               ring_flat=ring.ravel().astype(np.intp), n_bins=n_bins,
                               n_pool=int(np.ceil(CENTRE_POOL_FRAC * PLATE_RADIUS_PX / RING_BIN_PX)),
                               box=box, ring_keys=ring_code_keys(np.where(inside, ring, -1)[box], n_bins),
                               inside_box=inside[box].astype(np.uint8),
-                              centre_flat=np.flatnonzero(radius < CENTRE_POOL_FRAC * PLATE_RADIUS_PX),
+                              centre_flat=np.flatnonzero(centre),
                               ring_codes3=np.repeat(ring.astype(np.uint8)[..., None], 3, axis=2),
                               ring_pixels=tuple(np.flatnonzero((ring == i) & inside) for i in range(n_bins)),
                               pool_rings=pool_rings, pool_rest_flat=np.flatnonzero(centre & (ring >= pool_rings)))

@@ -73,6 +73,7 @@ def straight_bar(xs: np.ndarray, ys: np.ndarray, cx: float, cy: float, token_r: 
         return None
     return length, width
 
+
 def bar_regions(delta_e: np.ndarray, claimed: np.ndarray, x: float, y: float, token_r: float, reach_radii: float,
                 length_radii: tuple[float, float], floor_lab: float) -> tuple | None:
     """The connected regions of unclaimed pixels at least ``floor_lab`` from the
