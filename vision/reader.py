@@ -36,6 +36,7 @@ from . import overlap_edges as _overlap_edges
 from . import overlap_reason as _overlap_reason
 from . import plate_reach
 from . import upright_doubt as _upright_doubt
+from . import weak_suspects as _weak_suspects
 from .face_centre import NO_FIT, fit_face_edge
 from .faces import (DEFAULT_FACE_RULE, FACE_SPLIT_MIN_LAB, FACE_SPLIT_MIN_SHARE, FaceReading, FaceRule, classify_face,
                     core_levels,
@@ -984,8 +985,13 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"at once (a bowl or hand over the plate?): check by hand", cands, faces, 0.5)
     if n_tokens != TOKENS_PER_ROUND:
         return "reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND}", cands, faces, 0.8
-    if search.suspects:
-        x, y, c = max(search.suspects, key=lambda t: t[2])
+    # suspects far weaker than every counted face of both colours are no token (see vision.weak_suspects)
+    left = (_weak_suspects.unexplained_suspects(
+        view.residual, view.radius_px, view.plate_radius_px, search.suspects, [(c.x, c.y) for c in flat],
+        [f.face if f is not None else None for c, f in zip(cands, faces) if c.kind in FLAT_KINDS], r)
+        if search.suspects and n_tokens == len(flat) else search.suspects)
+    if left:
+        x, y, c = max(left, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
     nearest = min((p.dist_radii for p in pairs), default=math.inf)
