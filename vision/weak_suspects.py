@@ -16,8 +16,10 @@ its colour does.  So where the four counted faces read both colours and each
 of them differs from the plate around it by :data:`MIN_FACE_DIFF_LAB` or
 more (the two colours are then measured far above the noise), a suspect
 whose own face part differs from the plate around it by less than
-:data:`MAX_SHARE_OF_WEAKEST` of the weakest counted face's difference is no
-token of either colour, and is explained away.  Nothing is counted and no
+:data:`MAX_SHARE_OF_WEAKEST` of the weakest counted face's difference, and
+so does no face-sized patch within a token radius of it (probes,
+:data:`PROBE_RADII`: its peak may lie off a real face's centre), is no token
+of either colour, and is explained away.  Nothing is counted and no
 find is dropped from the search: the rule only lets a frame whose suspects
 are all so explained go on to the reader's other tests.
 
@@ -55,6 +57,18 @@ PLATE_RING_RADII = (1.3, 2.0)
 #: Counted faces are left out of the plate ring to this distance from their
 #: centres, token radii: a face with its side wall and shadow.
 TOKEN_HIDE_RADII = 1.6
+#: The core of a find is measured clear of the counted faces too, to this
+#: distance from their centres, token radii: a face with its side wall
+#: (a probe beside a face must not measure that face).
+CORE_HIDE_RADII = 1.3
+#: At least this share of the core's pixels must be left clear of them.
+MIN_CORE_SHARE = 0.5
+#: A suspect is judged at its own centre and at probes around it, token
+#: radii from it (eight directions at each distance): its peak may lie off a
+#: real face's centre, and no face-sized patch within a radius of the
+#: suspect may differ from the plate around it by the share.
+PROBE_RADII = (0.5, 1.0)
+PROBE_DIRECTIONS = 8
 #: Pixels of the plate ring beyond this share of the plate radius are left
 #: out too: the rim and the cloth are not the plate beside a face.
 PLATE_MAX_RADIUS_FRAC = 0.95
@@ -107,14 +121,16 @@ def face_difference(residual: np.ndarray, radius_px: np.ndarray, plate_radius_px
         The frame's token radius, canonical pixels (> 0).
     hidden : sequence of (float, float)
         Centres of the tokens left out of the plate ring (to
-        :data:`TOKEN_HIDE_RADII`), canonical pixels.
+        :data:`TOKEN_HIDE_RADII`) and of the core (to
+        :data:`CORE_HIDE_RADII`), canonical pixels.
 
     Returns
     -------
     float or None
         Norm of the core's mean residual (:data:`CORE_RADII`) minus the
         plate ring's (:data:`PLATE_RING_RADII`), Lab units; None when less
-        than :data:`MIN_RING_SHARE` of the ring is left or the core is empty.
+        than :data:`MIN_RING_SHARE` of the ring or :data:`MIN_CORE_SHARE`
+        of the core is left.
     """
     if not isinstance(residual, np.ndarray) or residual.ndim != 3 or residual.shape[2] != 3:
         raise ValueError(f"residual: expected an (S, S, 3) array, got {getattr(residual, 'shape', type(residual))}")
@@ -133,14 +149,17 @@ def face_difference(residual: np.ndarray, radius_px: np.ndarray, plate_radius_px
     rr, cc = np.mgrid[y0:y1, x0:x1]
     d = np.hypot(cc - x, rr - y)
     patch = residual[y0:y1, x0:x1]
-    core = d < CORE_RADII * token_r
+    core_all = d < CORE_RADII * token_r
+    core = core_all.copy()
     ring_all = (d >= PLATE_RING_RADII[0] * token_r) & (d < reach)
     ring = ring_all & (radius_px[y0:y1, x0:x1] < PLATE_MAX_RADIUS_FRAC * plate_radius_px)
     for hx, hy in hidden:
-        ring &= np.hypot(cc - hx, rr - hy) >= TOKEN_HIDE_RADII * token_r
+        dist = np.hypot(cc - hx, rr - hy)
+        ring &= dist >= TOKEN_HIDE_RADII * token_r
+        core &= dist >= CORE_HIDE_RADII * token_r
     # the full ring's pixel count, also where the canvas cuts it
     n_full = math.pi * (reach ** 2 - (PLATE_RING_RADII[0] * token_r) ** 2)
-    if not core.any() or ring.sum() < MIN_RING_SHARE * n_full:
+    if not core.any() or core.sum() < MIN_CORE_SHARE * core_all.sum() or ring.sum() < MIN_RING_SHARE * n_full:
         return None
     diff = patch[core].astype(np.float64).mean(axis=0) - patch[ring].astype(np.float64).mean(axis=0)
     return float(np.linalg.norm(diff))
@@ -191,12 +210,20 @@ def unexplained_suspects(residual: np.ndarray, radius_px: np.ndarray, plate_radi
             return suspects
         diffs.append(d)
     bound = MAX_SHARE_OF_WEAKEST * min(diffs)
+    probes = [(0.0, 0.0)] + [(k * token_r * math.cos(2 * math.pi * i / PROBE_DIRECTIONS),
+                               k * token_r * math.sin(2 * math.pi * i / PROBE_DIRECTIONS))
+                              for k in PROBE_RADII for i in range(PROBE_DIRECTIONS)]
     kept = []
     for x, y, c in suspects:
         near = min(math.hypot(x - fx, y - fy) for fx, fy in faces)
-        d = (face_difference(residual, radius_px, plate_radius_px, x, y, token_r, faces)
-             if c < min(bound, MAX_SUSPECT_CONTRAST_LAB) and near >= MIN_DIST_FROM_COUNTED_RADII * token_r
-             else None)
-        if d is None or d >= bound:
+        explained = c < MAX_SUSPECT_CONTRAST_LAB and near >= MIN_DIST_FROM_COUNTED_RADII * token_r
+        if explained:
+            # the suspect's own centre must be measured; a probe with too little
+            # left clear of the counted faces (beside one of them) is skipped
+            own = face_difference(residual, radius_px, plate_radius_px, x, y, token_r, faces)
+            around = [face_difference(residual, radius_px, plate_radius_px, x + dx, y + dy, token_r, faces)
+                      for dx, dy in probes[1:]]
+            explained = own is not None and all(d < bound for d in [own] + [d for d in around if d is not None])
+        if not explained:
             kept.append((x, y, c))
     return kept
