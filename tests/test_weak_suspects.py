@@ -131,3 +131,13 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="token_r"):
         face_difference(residual, radius_px, R_PLATE, *SPOT, -1.0, [])
     assert math.isfinite(face_difference(residual, radius_px, R_PLATE, *SPOT, TOKEN_R, FACES))
+
+
+def test_suspect_off_a_real_faces_centre_stays():
+    # a fifth face as clear as the whites, its suspect peak a token radius off its centre
+    residual, radius_px = _canvas(6, [RED, WHITE, RED, WHITE], WHITE)
+    off_centre = (SPOT[0] + TOKEN_R, SPOT[1], 3.5)
+    assert _left(residual, radius_px, [off_centre]) == [off_centre]
+    # with no face there it is explained
+    residual, radius_px = _canvas(6, [RED, WHITE, RED, WHITE], None)
+    assert _left(residual, radius_px, [off_centre]) == []
