@@ -321,21 +321,28 @@ def cloth_deviation(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     coefs = np.linalg.solve(geo.normal, geo.design.T @ border_lab).astype(np.float32)  # (6, 3)
     xs, ys, xy = geo.xs, geo.ys, geo.xy
     units = []
+    scratch = np.empty((h, w), np.float32)
     for c, plane in enumerate(cv2.split(lab8)):
         c0, c1, c2, c3, c4, c5 = coefs[:, c]
         row = c0 + c1 * xs + c3 * (xs * xs)
         col = c2 * ys + c5 * (ys * ys)
-        surface = row[None, :] + col[:, None]
-        surface += c4 * xy
-        residual = plane.astype(np.float32)
-        residual -= surface
+        # surface = (row + col) + c4 * xy, then residual = plane - surface:
+        # the same float32 operations in the same order, in one buffer (the
+        # 8-bit plane converted exactly by the subtraction itself)
+        residual = np.add(row[None, :], col[:, None])
+        residual += np.multiply(c4, xy, out=scratch)
+        np.subtract(plane, residual, out=residual)
         # = fast_median(np.abs(residual.ravel()[geo.flat]))
         spread = np.float32(MAD_TO_SIGMA) * fast_median(np.abs(_border_pixels(residual, geo)))
         spread = max(spread, np.float32(CLOTH_MIN_SPREAD_LAB[c]))
         residual /= spread
         units.append(residual)
     u0, u1, u2 = units
-    return np.sqrt(u0 * u0 + u1 * u1 + u2 * u2), u0
+    # sqrt((u0 u0 + u1 u1) + u2 u2) in float32, in place (u1 and u2 are not returned)
+    deviation = np.multiply(u0, u0)
+    deviation += np.multiply(u1, u1, out=u1)
+    deviation += np.multiply(u2, u2, out=u2)
+    return np.sqrt(deviation, out=deviation), u0
 
 
 def _smallest_square_above(limit: float) -> np.float32:
