@@ -6,11 +6,14 @@ seed, as the reader makes them at two sizes) and on drawn arrays.
 """
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 import cv2
 import numpy as np
 import pytest
 
-from vision import plate
+from vision import plate, shrink
 from vision.plate import CLOTH_MIN_SPREAD_LAB, MAD_TO_SIGMA, _border_geometry, _border_pixels, fast_median
 from vision.synth import render_scene
 
@@ -111,3 +114,87 @@ def test_cloth_deviation_bits_on_drawn_arrays(seed):
 def test_cloth_deviation_keeps_its_argument_checks():
     with pytest.raises(ValueError, match="small_bgr"):
         plate.cloth_deviation(np.zeros((20, 20), np.uint8))
+
+
+# --- shrink._area_resize: the float32 shrink in strips of whole periods of rows -----------
+
+def ref_area_resize(image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """``vision.shrink._area_resize`` before round 31 (main 93db743), verbatim."""
+    h, w = image.shape[:2]
+    out_w, out_h = size
+    if w % out_w == 0 and h % out_h == 0:  # OpenCV's integer-factor path
+        return cv2.resize(image, (out_w, out_h), interpolation=cv2.INTER_AREA)
+    sums = cv2.resize(image.astype(np.float32), (out_w, out_h), interpolation=cv2.INTER_AREA)
+    return cv2.convertScaleAbs(sums).reshape(sums.shape)
+
+
+def _work_size(image: np.ndarray) -> tuple[int, int]:
+    h, w = image.shape[:2]
+    return max(8, int(round(w * plate.PLATE_WORK_HEIGHT_PX / h))), plate.PLATE_WORK_HEIGHT_PX
+
+
+def test_area_resize_bits_on_frames(frames):
+    # what the plate search shrinks: a 1080p frame once halved (540 rows, 7
+    # strips), a 720p frame as it is (12 strips)
+    n_strips = set()
+    for frame in frames:
+        image = shrink.halve(frame, 1) if frame.shape[0] >= 1080 else frame
+        size = _work_size(image)
+        n_strips.add(len(shrink._row_strips(image.shape[0], size[1], image.shape[1] * 3 * 4)))
+        got = shrink._area_resize(image, size)
+        assert _same_bits(got, ref_area_resize(image, size))
+        assert _same_bits(got, cv2.resize(image, size, interpolation=cv2.INTER_AREA))
+    assert min(n_strips) > 1  # every frame was shrunk in several strips
+
+
+@pytest.mark.parametrize("strip_bytes", [1, 5_000, 200_000])
+def test_area_resize_bits_on_drawn_arrays(strip_bytes, monkeypatch):
+    # shrinks whose row factor is a binary fraction (strips) and others (one
+    # strip), 1, 3 and 4 channels and a single plane, small strip budgets
+    # (a strip of one period)
+    monkeypatch.setattr(shrink, "AREA_STRIP_BYTES", strip_bytes)
+    rng = np.random.default_rng(2140020 + strip_bytes)
+    n = split = 0
+    while n < 40:
+        if n % 4 == 3:  # any factor
+            h = int(rng.integers(20, 700))
+            out_h = int(rng.integers(2, h + 1))
+        else:  # p / 2**a rows per output row
+            q = 2 ** int(rng.integers(0, 6))
+            p = int(rng.integers(q + 1, 4 * q + 2))
+            if math.gcd(p, q) != 1:
+                continue
+            g = int(rng.integers(1, max(2, 700 // p)))
+            h, out_h = p * g, q * g
+        w = int(rng.integers(8, 400))
+        out_w = int(rng.integers(2, w + 1))
+        if w % out_w == 0 and h % out_h == 0:
+            continue
+        shape = [(h, w), (h, w, 1), (h, w, 3), (h, w, 4)][n % 4]
+        image = rng.integers(0, 256, shape, dtype=np.uint8)
+        if n % 2:
+            image = cv2.GaussianBlur(image, (0, 0), 1.5).reshape(shape)
+        split += len(shrink._row_strips(h, out_h, w * (shape[2] if len(shape) == 3 else 1) * 4)) > 1
+        got = shrink._area_resize(image, (out_w, out_h))
+        assert _same_bits(got, ref_area_resize(image, (out_w, out_h)))
+        n += 1
+    assert split >= 20
+
+
+def test_row_strips_cover_whole_periods():
+    for h, out_h, row_bytes in ((540, 320, 960 * 12), (720, 320, 1280 * 12), (480, 320, 640 * 12),
+                                (1000, 320, 100), (1079, 320, 100), (700, 321, 100), (640, 640, 10)):
+        strips = shrink._row_strips(h, out_h, row_bytes)
+        assert strips[0][0] == 0 and strips[0][2] == 0
+        assert strips[-1][1] == h and strips[-1][3] == out_h
+        for (_, y1, _, o1), (y0, _, o0, _) in zip(strips, strips[1:]):
+            assert (y0, o0) == (y1, o1)
+        exact = Fraction(1.0 / (out_h / h)) == Fraction(h, out_h)
+        if not exact:
+            assert strips == [(0, h, 0, out_h)]
+        for y0, y1, o0, o1 in strips:  # each strip shrinks by the same factor, from a period's start
+            assert Fraction(y1 - y0, o1 - o0) == Fraction(h, out_h)
+            assert Fraction(y0, 1) == Fraction(o0, 1) * Fraction(h, out_h)
+    # 1080p's halved rows: periods of 27 rows to 16, several per strip
+    assert len(shrink._row_strips(540, 320, 960 * 12)) > 1
+    assert shrink._row_strips(1079, 320, 100) == [(0, 1079, 0, 320)]
