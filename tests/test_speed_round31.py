@@ -13,7 +13,8 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import plate, shrink
+from vision import discs, plate, shrink
+from vision.reader import read_frame
 from vision.plate import CLOTH_MIN_SPREAD_LAB, MAD_TO_SIGMA, _border_geometry, _border_pixels, fast_median
 from vision.synth import render_scene
 
@@ -198,3 +199,105 @@ def test_row_strips_cover_whole_periods():
     # 1080p's halved rows: periods of 27 rows to 16, several per strip
     assert len(shrink._row_strips(540, 320, 960 * 12)) > 1
     assert shrink._row_strips(1079, 320, 100) == [(0, 1079, 0, 320)]
+
+
+# --- discs._DiscFilter.response: products and inverses into the filter's own buffers ------
+
+def ref_response(filt: discs._DiscFilter, radius_px: float) -> np.ndarray:
+    """``vision.discs._DiscFilter.response`` before round 31 (main 93db743), verbatim
+    (``self`` renamed ``filt``)."""
+    out = np.zeros(filt.shape, np.float32)
+    if filt.empty:
+        return out
+    half = int(math.ceil(discs.DISC_SURROUND_FRAC[1] * radius_px + 1))  # as _disc_kernel
+    k = 2 * half + 1
+    h, w = filt.shape
+    wy0, wy1, wx0, wx1 = filt.window
+    y0, x0 = max(0, wy0, filt.r0 - half), max(0, wx0, filt.c0 - half)
+    y1 = min(h, wy1, filt.r0 + filt.ch + half)
+    x1 = min(w, wx1, filt.c0 + filt.cw + half)
+    if y1 <= y0 or x1 <= x0:
+        return out
+    rows = slice(y0 - filt.r0 + half, y1 - filt.r0 + half)
+    cols = slice(x0 - filt.c0 + half, x1 - filt.c0 + half)
+    if (rows.start < filt.ch + k - 1 - filt.mh or rows.stop > filt.mh
+            or cols.start < filt.cw + k - 1 - filt.mw or cols.stop > filt.mw):
+        raise ValueError(f"radius_px: {radius_px} is larger than this filter was made for")
+    key = (float(radius_px), filt.mh, filt.mw)
+    kspec = discs._KERNEL_SPECTRA.get(key)
+    if kspec is None:
+        kernel = discs._disc_kernel(radius_px)
+        kpad = np.zeros((filt.mh, filt.mw), np.float32)
+        kpad[:k, :k] = kernel
+        kspec = cv2.dft(kpad)
+        if len(discs._KERNEL_SPECTRA) >= 64:
+            discs._KERNEL_SPECTRA.clear()
+        discs._KERNEL_SPECTRA[key] = kspec
+    acc = sq = None
+    for spec in filt.spectra:
+        full = cv2.idft(cv2.mulSpectrums(spec, kspec, 0), flags=cv2.DFT_SCALE | cv2.DFT_REAL_OUTPUT)[rows, cols]
+        if acc is None:
+            acc = np.multiply(full, full)
+            sq = np.empty_like(acc)
+        else:
+            acc += np.multiply(full, full, out=sq)
+    np.sqrt(acc, out=out[y0:y1, x0:x1])
+    return out
+
+
+def _disc_filters(frames: list[np.ndarray], monkeypatch) -> list[tuple]:
+    """The (residual, max radius, window) of every disc filter the reader makes on ``frames``."""
+    made: list[tuple] = []
+    real_init = discs._DiscFilter.__init__
+
+    def spy(self, residual, max_radius_px, window=None):
+        made.append((residual.copy(), float(max_radius_px), window))
+        real_init(self, residual, max_radius_px, window)
+
+    monkeypatch.setattr(discs._DiscFilter, "__init__", spy)
+    for frame in frames:
+        read_frame(frame)
+    monkeypatch.setattr(discs._DiscFilter, "__init__", real_init)
+    return made
+
+
+def test_disc_filter_bits_on_frames(frames, monkeypatch):
+    made = _disc_filters(frames, monkeypatch)
+    assert any(window is not None for _, _, window in made)  # the radius scan's windowed filters too
+    assert any(window is None for _, _, window in made)
+    n_compared = 0
+    for residual, max_r, window in made:
+        filt = discs._DiscFilter(residual, max_r, window)
+        outs = []
+        # several radii on one filter (its buffers reused), the largest last
+        for r in (0.6 * max_r, 0.8 * max_r, max_r):
+            if r <= 1:
+                continue
+            got, want = filt.response(r), ref_response(filt, r)
+            assert _same_bits(got, want)
+            outs.append((got, want))
+            n_compared += 1
+        # a later call leaves the responses returned before as they were
+        for got, want in outs:
+            assert _same_bits(got, want)
+    assert n_compared >= 3 * len(frames)
+    # and the reader's own entry point
+    residual = made[0][0]
+    assert _same_bits(discs.disc_response(residual, 5.0), ref_response(discs._DiscFilter(residual, 5.0), 5.0))
+
+
+def test_disc_filter_bits_on_drawn_arrays():
+    rng = np.random.default_rng(2140030)
+    for trial in range(6):
+        s = int(rng.integers(60, 200))
+        residual = np.zeros((s, s, 3), np.float32)
+        y0, x0 = int(rng.integers(0, s // 3)), int(rng.integers(0, s // 3))
+        residual[y0:y0 + s // 2, x0:x0 + s // 2] = rng.normal(0, 8, (s // 2, s // 2, 3)).astype(np.float32)
+        window = None if trial % 2 else (y0, y0 + s // 3, x0, x0 + s // 3)
+        filt = discs._DiscFilter(residual, 9.0, window)
+        for r in (9.0, 4.5, 6.0):
+            assert _same_bits(filt.response(r), ref_response(filt, r))
+    empty = discs._DiscFilter(np.zeros((40, 40, 3), np.float32), 5.0)
+    assert _same_bits(empty.response(5.0), ref_response(empty, 5.0))
+    with pytest.raises(ValueError, match="radius_px"):
+        discs._DiscFilter(residual, 4.0, (0, 10, 0, 10)).response(30.0)
