@@ -20,6 +20,7 @@ import numpy as np
 
 from .canonical import CanonicalView
 from .grids import open_grid
+from .clipped_red import is_clipped_red
 from .warm_white import is_warm_white
 
 #: A face is red when its a* exceeds the plate's by at least this (Lab units).
@@ -389,6 +390,11 @@ def classify_face(view: CanonicalView, x: float, y: float, radius_px: float,
         # plate too dark to carry the tint (see vision.warm_white)
         face_name = "white"
         margin = min(rule.white_max_delta_a - delta_a, rule.white_max_abs_a - abs_a, warm[1])
+    elif (clipped := is_clipped_red(delta_a, chroma, abs_a, abs_b, float(np.median(view.bgr[box][sel][:, 2])),
+                                    rule.red_min_delta_a, rule.red_min_chroma,
+                                    (RED_HUE_RANGE_DEG[0], WHITE_WARM_MIN_HUE_DEG)))[0]:
+        # a red washed out to the ceiling in red: its a* is only a lower bound (see vision.clipped_red)
+        face_name, margin = "red", clipped[1]
     else:
         face_name = "unknown"
         margin = -max(min(delta_a - rule.white_max_delta_a, rule.red_min_delta_a - delta_a), 0.0)
