@@ -34,6 +34,7 @@ from . import count_check as _count_check
 from . import faint_extra as _faint_extra
 from . import overlap_edges as _overlap_edges
 from . import overlap_reason as _overlap_reason
+from . import touching_pair as _touching_pair
 from . import plate_reach
 from . import upright_doubt as _upright_doubt
 from . import weak_suspects as _weak_suspects
@@ -922,7 +923,12 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # vision.face_centre), so two faces overlap when either measure puts them close.
     # Every two flat faces, once: their distances by centres and by edges.
     pairs = _face_pairs(flat, _edge_centres(view.residual, flat, tokenish, r), r)
-    close = [p for p in pairs if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII]
+    # a pair whose faces measure whole and two of their own radii apart touches (see vision.touching_pair)
+    touch = _touching_pair.touching_pairs(
+        view.residual, [((p.a.x, p.a.y), (p.b.x, p.b.y), min(p.dist_radii, p.edge_dist_radii)) for p in pairs],
+        [(c.x, c.y) for c in tokenish], r, FAINT_PAIR_MIN_CENTRE_DIST_RADII) if pairs and r > 0 else []
+    close = [p for p, t in zip(pairs, touch) if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII
+             and not t]
     # two faint whole faces closer than an overlap's bound by their own edges (see vision.overlap_edges)
     if not (close or overlaps or partials) and _overlap_edges.EDGE_OVERLAP_RULE:
         blob_thr = search.blob_threshold_lab if search.blob_threshold_lab is not None else blob_threshold(view)
@@ -1065,11 +1071,11 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"and the same difference recurs on {max(echoes):.0%} of its ring around the well: it may be a "
                 f"patch of the plate's glaze, check by hand", cands, faces, 0.5)
     # A faint face beside another is found off its centre, away from it.
-    faint_nearest = min((p.dist_radii for p in pairs if p.faint), default=math.inf)
+    faint_nearest = min((p.dist_radii for p, t in zip(pairs, touch) if p.faint and not t), default=math.inf)
     if faint_nearest < FAINT_PAIR_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {faint_nearest:.2f} token radii apart, one of them faint (its centre "
                 f"less sure): check that they do not overlap", cands, faces, 0.5)
-    faint_by_edges = min((p.edge_dist_radii for p in pairs if p.faint), default=math.inf)
+    faint_by_edges = min((p.edge_dist_radii for p, t in zip(pairs, touch) if p.faint and not t), default=math.inf)
     if faint_by_edges < FAINT_PAIR_MIN_EDGE_DIST_RADII:
         return ("uncertain", f"two faces {faint_by_edges:.2f} token radii apart by their edges, one of them faint: "
                 f"check that they do not overlap", cands, faces, 0.5)

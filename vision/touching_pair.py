@@ -1,0 +1,205 @@
+"""Two faces that touch, measured by their own edges.
+
+Two tokens that only touch lie 2.0 token radii apart, centre to centre.
+The reader holds two faces closer than ``OVERLAP_MAX_CENTRE_DIST_RADII``
+(1.8) to overlap, and a pair with a faint face (not found as a clear blob)
+closer than 2.0, by centres or by edges, to be checked by hand: a faint
+face is found off its centre, and the frame's token radius is measured a
+few per cent small on some pale plates, so two touching white faces on a
+white plate read ``rearrange`` or ``uncertain`` (fresh touching scenes
+2100000-2100199 at 1280x720 on white porcelain or cream: 38 of 200 stopped
+that way).
+
+Here each face of such a pair is measured on its own: the circle fitted to
+its edge (:func:`vision.face_centre.fit_face_edge`) on the rays away from
+every neighbour (those towards one are left out, where a face under
+another is cut and a touching one meets its neighbour).  The pair reads as
+touching only when both faces' outlines are whole circles there (an edge
+on nearly every ray, a tight fit, a radius within a tenth of the frame's
+token radius) and their centres lie about two of their own fitted radii
+apart.  A face partly under another keeps the circle of its own edge on
+the far side, so the distance by the fits is the true offset between the
+two (fresh overlaps that reach these checks, 2100200-2101399: 1.17-1.83
+of their own radii; a leaning overlap offset 1.73 true radii measured
+1.825); touching faces with whole outlines measured 1.81-2.10 (median
+1.97).  The bound (``TOUCH_MIN_OWN_DIST_RADII``) sits above every overlap
+seen, so this costs touching pairs measured low and keeps them abstaining.
+
+Distances are canonical pixels or token radii; colours are the Lab residual
+of :class:`vision.canonical.CanonicalView`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .face_centre import FIT_RAYS, FIT_SKIP_HALF_ANGLE_DEG, fit_face_edge
+
+#: Switch for the rule (the reader reads a pair as touching only when True);
+#: module-level so that ``scripts/ab_table.py`` can A/B it.
+TOUCHING_PAIR_RULE = True
+#: Only pairs found at least this many frame token radii apart (the nearer of
+#: their distances by centres and by edges) are measured: fresh overlaps were
+#: found 1.20-1.66 apart when the overlap bound read them (2100200-2101399),
+#: touching faces 1.71 and more (2100000-2100199).
+TOUCH_MIN_FOUND_DIST_RADII = 1.7
+#: Each face's own fitted radius, / the frame's token radius, must lie in
+#: this range: a whole face (fits of faint faces whose half-contrast region
+#: takes in their halo measured 1.10-1.22; outline faces with no core colour
+#: of their own 0.40-0.90, fits that measure no face).
+TOUCH_OWN_RADIUS_RANGE = (0.9, 1.1)
+#: The fit's rms distance of its edge points from the circle, token radii,
+#: at most: a round outline (whole faces 0.003-0.04; cut or ragged ones
+#: 0.06-0.5).
+TOUCH_MAX_FIT_RMS_RADII = 0.05
+#: The share of the rays cast away from every neighbour that must find the
+#: face's edge (and keep it in the fit): the outline whole there.
+TOUCH_MIN_EDGE_SHARE = 0.8
+#: Centres by the two fits at least this many of the faces' own fitted
+#: radii (their mean) apart: touching faces 2.0 true, measured 1.81-2.10
+#: with whole outlines; the overlaps that reach these checks at most 1.825
+#: (fresh leaning overlap 2100259, offset 1.73 true radii).  0.12 above it.
+TOUCH_MIN_OWN_DIST_RADII = 1.95
+
+
+@dataclass(frozen=True)
+class TouchMeasure:
+    """How two faces measure by their own edges.
+
+    Attributes
+    ----------
+    own_dist_radii : float
+        Distance between the fitted centres / the mean of the two fitted
+        radii; NaN when either fit failed.
+    radius_a, radius_b : float
+        Each face's fitted radius / the frame's token radius (NaN: no fit).
+    rms_a, rms_b : float
+        Each fit's rms / the frame's token radius (NaN: no fit).
+    edge_share_a, edge_share_b : float
+        Share of the rays away from every neighbour whose edge was kept.
+    """
+
+    own_dist_radii: float
+    radius_a: float
+    radius_b: float
+    rms_a: float
+    rms_b: float
+    edge_share_a: float
+    edge_share_b: float
+
+    @property
+    def touching(self) -> bool:
+        """Both outlines whole and the centres about two own radii apart."""
+        lo, hi = TOUCH_OWN_RADIUS_RANGE
+        return (math.isfinite(self.own_dist_radii) and self.own_dist_radii >= TOUCH_MIN_OWN_DIST_RADII
+                and all(lo <= v <= hi for v in (self.radius_a, self.radius_b))
+                and all(v <= TOUCH_MAX_FIT_RMS_RADII for v in (self.rms_a, self.rms_b))
+                and all(v >= TOUCH_MIN_EDGE_SHARE for v in (self.edge_share_a, self.edge_share_b)))
+
+
+def _rays_away(x: float, y: float, others: list[tuple[float, float]]) -> int:
+    """How many of the fit's rays from (x, y) point away from every one of ``others`` (canonical pixels)."""
+    theta = np.linspace(0.0, 2.0 * math.pi, FIT_RAYS, endpoint=False)
+    if not others:
+        return int(theta.size)
+    towards = np.array([math.atan2(oy - y, ox - x) for ox, oy in others])
+    off = np.abs((theta[:, None] - towards[None, :] + math.pi) % (2.0 * math.pi) - math.pi)
+    return int((off >= math.radians(FIT_SKIP_HALF_ANGLE_DEG)).all(axis=1).sum())
+
+
+def measure_pair(residual: np.ndarray, a: tuple[float, float], b: tuple[float, float],
+                 others: list[tuple[float, float]] | tuple, radius_px: float,
+                 reach_radii: float = 3.0) -> TouchMeasure:
+    """Measure two faces by circles fitted to their own edges.
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        Colour minus the plate model.
+    a, b : (float, float)
+        The two faces' centres as found, canonical pixels (x, y).
+    others : sequence of (x, y)
+        Every other token's centre, canonical pixels: rays towards those
+        within ``reach_radii`` token radii of a face are left out of its fit,
+        as are rays towards the other face of the pair.
+    radius_px : float
+        The frame's token radius, canonical pixels (> 0).
+    reach_radii : float
+        Neighbours within this many token radii are left out of a fit (> 0).
+
+    Returns
+    -------
+    TouchMeasure
+
+    Raises
+    ------
+    ValueError
+        ``residual`` not (S, S, 3); ``a`` or ``b`` not two finite numbers;
+        ``radius_px`` or ``reach_radii`` not finite and > 0.
+    """
+    if not (isinstance(residual, np.ndarray) and residual.ndim == 3 and residual.shape[2] == 3):
+        raise ValueError(f"residual: expected an (S, S, 3) array, got {getattr(residual, 'shape', type(residual))}")
+    if not (isinstance(radius_px, (int, float, np.floating)) and math.isfinite(radius_px) and radius_px > 0):
+        raise ValueError(f"radius_px: expected a finite value > 0, got {radius_px!r}")
+    if not (isinstance(reach_radii, (int, float, np.floating)) and math.isfinite(reach_radii) and reach_radii > 0):
+        raise ValueError(f"reach_radii: expected a finite value > 0, got {reach_radii!r}")
+    for name, p in (("a", a), ("b", b)):
+        if len(p) != 2 or not all(math.isfinite(float(v)) for v in p):
+            raise ValueError(f"{name}: expected a finite point (x, y), got {p!r}")
+    pts = [(float(a[0]), float(a[1])), (float(b[0]), float(b[1]))]
+    rest = [(float(o[0]), float(o[1])) for o in others]
+    fits, shares = [], []
+    for i, (x, y) in enumerate(pts):
+        near = [q for q in [pts[1 - i]] + rest
+                if 0.0 < math.hypot(q[0] - x, q[1] - y) < reach_radii * radius_px]
+        fit = fit_face_edge(residual, x, y, radius_px, near)
+        fits.append(fit)
+        n = _rays_away(x, y, near)
+        shares.append(fit.n_edges / n if n else 0.0)
+    fa, fb = fits
+    if not (fa.fitted and fb.fitted):
+        nan = math.nan
+        return TouchMeasure(nan, fa.radius_px / radius_px, fb.radius_px / radius_px, nan, nan, shares[0], shares[1])
+    own = math.hypot(fa.x - fb.x, fa.y - fb.y) / (0.5 * (fa.radius_px + fb.radius_px))
+    return TouchMeasure(own, fa.radius_px / radius_px, fb.radius_px / radius_px, fa.rms_px / radius_px,
+                        fb.rms_px / radius_px, shares[0], shares[1])
+
+
+def touching_pairs(residual: np.ndarray, pairs: list[tuple[tuple[float, float], tuple[float, float], float]],
+                   others: list[tuple[float, float]], radius_px: float, below_radii: float) -> list[bool]:
+    """Which of ``pairs`` read as two faces touching (:func:`measure_pair`).
+
+    Parameters
+    ----------
+    residual : ndarray, float32, (S, S, 3), Lab units
+        Colour minus the plate model.
+    pairs : list of ((x, y), (x, y), float)
+        Each pair's two centres (canonical pixels) and the nearer of its
+        distances by centres and by edges (frame token radii).
+    others : list of (x, y)
+        Every token's centre, canonical pixels (the pair's own are skipped
+        where they coincide).
+    radius_px : float
+        The frame's token radius, canonical pixels (> 0).
+    below_radii : float
+        Only pairs nearer than this (and at least ``TOUCH_MIN_FOUND_DIST_RADII``)
+        are measured; the others are False.
+
+    Returns
+    -------
+    list of bool
+        In ``pairs``' order; all False when ``TOUCHING_PAIR_RULE`` is off.
+    """
+    if not (isinstance(radius_px, (int, float, np.floating)) and math.isfinite(radius_px) and radius_px > 0):
+        raise ValueError(f"radius_px: expected a finite value > 0, got {radius_px!r}")
+    out = []
+    for a, b, found in pairs:
+        if not (TOUCHING_PAIR_RULE and TOUCH_MIN_FOUND_DIST_RADII <= found < below_radii):
+            out.append(False)
+            continue
+        rest = [o for o in others if math.hypot(o[0] - a[0], o[1] - a[1]) > 1e-6
+                and math.hypot(o[0] - b[0], o[1] - b[1]) > 1e-6]
+        out.append(measure_pair(residual, a, b, rest, radius_px).touching)
+    return out
