@@ -19,11 +19,13 @@ on nearly every ray, a tight fit, a radius within a tenth of the frame's
 token radius) and their centres lie about two of their own fitted radii
 apart.  A face partly under another keeps the circle of its own edge on
 the far side, so the distance by the fits is the true offset between the
-two (fresh overlaps that reach these checks, 2100200-2101399: 1.17-1.83
-of their own radii; a leaning overlap offset 1.73 true radii measured
-1.825); touching faces with whole outlines measured 1.81-2.10 (median
-1.97).  The bound (``TOUCH_MIN_OWN_DIST_RADII``) sits above every overlap
-seen, so this costs touching pairs measured low and keeps them abstaining.
+two (fresh overlaps whose pairs reach these checks with whole fits,
+2100200-2101399 at 1024x768, 800x600 and 1280x720: 15 pairs, 1.17-1.83 of
+their own radii; the highest, a leaning overlap offset 1.73 true radii,
+1.825); touching pairs with whole fits (64 of 116 pairs found 1.7-2.0
+apart, 2100000-2100199 at 1280x720) measured 1.62-2.13, median 1.97, 40 at
+1.95 or more.  The bound (``TOUCH_MIN_OWN_DIST_RADII``) sits 0.125 above
+every overlap seen, so the touching pairs measured low keep abstaining.
 
 Distances are canonical pixels or token radii; colours are the Lab residual
 of :class:`vision.canonical.CanonicalView`.
@@ -46,9 +48,11 @@ TOUCHING_PAIR_RULE = True
 #: touching faces 1.71 and more (2100000-2100199).
 TOUCH_MIN_FOUND_DIST_RADII = 1.7
 #: Each face's own fitted radius, / the frame's token radius, must lie in
-#: this range: a whole face (fits of faint faces whose half-contrast region
-#: takes in their halo measured 1.10-1.22; outline faces with no core colour
-#: of their own 0.40-0.90, fits that measure no face).
+#: this range: a whole face (blob faces of touching pairs 0.90-1.09; fits
+#: of faint faces whose half-contrast region takes in their halo up to 1.6;
+#: outline faces with no core colour of their own 0.40-0.90 and mostly so,
+#: fits that measure no face).  The distance is divided by these radii, so
+#: the range also bounds how much a fit can stretch it (a tenth).
 TOUCH_OWN_RADIUS_RANGE = (0.9, 1.1)
 #: The fit's rms distance of its edge points from the circle, token radii,
 #: at most: a round outline (whole faces 0.003-0.04; cut or ragged ones
@@ -58,9 +62,10 @@ TOUCH_MAX_FIT_RMS_RADII = 0.05
 #: face's edge (and keep it in the fit): the outline whole there.
 TOUCH_MIN_EDGE_SHARE = 0.8
 #: Centres by the two fits at least this many of the faces' own fitted
-#: radii (their mean) apart: touching faces 2.0 true, measured 1.81-2.10
-#: with whole outlines; the overlaps that reach these checks at most 1.825
-#: (fresh leaning overlap 2100259, offset 1.73 true radii).  0.12 above it.
+#: radii (their mean) apart: touching faces 2.0-2.04 true, measured
+#: 1.62-2.13 (median 1.97) with whole outlines; the overlaps that reach
+#: these checks at most 1.825 (fresh leaning overlap 2100259, offset 1.73
+#: true radii).  0.125 above it.
 TOUCH_MIN_OWN_DIST_RADII = 1.95
 
 
