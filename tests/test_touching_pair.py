@@ -131,3 +131,22 @@ def test_a_leaning_overlap_that_looks_like_touching_is_not_an_outcome():
     scene = _pale(2100259, "overlap", (1024, 768), overlap_style="raised,leaning")
     assert scene.label["verdict"] == "rearrange"
     assert read_frame(scene.image).verdict != "outcome"
+
+
+def test_small_fits_two_own_radii_apart_but_under_two_frame_radii_are_not_touching(monkeypatch):
+    # two faces drawn 0.91 of the frame's radius, a hair apart: two of their own radii apart,
+    # only 1.87 of the frame's; the frame bound (TOUCH_MIN_FRAME_DIST_RADII) holds them
+    small = 0.91 * R
+    rng = np.random.default_rng(11)
+    res = np.zeros((S, S, 3), np.float32)
+    a = (S / 2 - 1.025 * small, S / 2)
+    b = (S / 2 + 1.025 * small, S / 2)
+    draw_disc(res, *a, small, PALE)
+    draw_disc(res, *b, small, PALE)
+    res = cv2.GaussianBlur(res, (0, 0), 1.0) + rng.normal(0.0, 0.4, res.shape).astype(np.float32)
+    m = tp.measure_pair(res, a, b, [], R)
+    assert m.own_dist_radii >= tp.TOUCH_MIN_OWN_DIST_RADII
+    assert 1.8 <= m.frame_dist_radii < tp.TOUCH_MIN_FRAME_DIST_RADII
+    assert not m.touching
+    monkeypatch.setattr(tp, "TOUCH_MIN_FRAME_DIST_RADII", 1.8)
+    assert m.touching

@@ -67,6 +67,13 @@ TOUCH_MIN_EDGE_SHARE = 0.8
 #: these checks at most 1.825 (fresh leaning overlap 2100259, offset 1.73
 #: true radii).  0.125 above it.
 TOUCH_MIN_OWN_DIST_RADII = 1.95
+#: The same fitted centres at least this many of the frame's token radii
+#: apart as well, so that a pair whose fits both ran small cannot reach two
+#: of its own radii: the touching pairs read by the rule above measured
+#: 1.94-2.07 so (fresh 2101400-2101599 at 1280x720), the leaning overlap
+#: 2100259 1.88.  Added by the lead on the helper's advice (a bound only
+#: stricter: it takes no right reading away that it did not measure).
+TOUCH_MIN_FRAME_DIST_RADII = 1.9
 
 
 @dataclass(frozen=True)
@@ -78,6 +85,9 @@ class TouchMeasure:
     own_dist_radii : float
         Distance between the fitted centres / the mean of the two fitted
         radii; NaN when either fit failed.
+    frame_dist_radii : float
+        The same distance / the frame's token radius; NaN when either fit
+        failed.
     radius_a, radius_b : float
         Each face's fitted radius / the frame's token radius (NaN: no fit).
     rms_a, rms_b : float
@@ -87,6 +97,7 @@ class TouchMeasure:
     """
 
     own_dist_radii: float
+    frame_dist_radii: float
     radius_a: float
     radius_b: float
     rms_a: float
@@ -99,6 +110,7 @@ class TouchMeasure:
         """Both outlines whole and the centres about two own radii apart."""
         lo, hi = TOUCH_OWN_RADIUS_RANGE
         return (math.isfinite(self.own_dist_radii) and self.own_dist_radii >= TOUCH_MIN_OWN_DIST_RADII
+                and self.frame_dist_radii >= TOUCH_MIN_FRAME_DIST_RADII
                 and all(lo <= v <= hi for v in (self.radius_a, self.radius_b))
                 and all(v <= TOUCH_MAX_FIT_RMS_RADII for v in (self.rms_a, self.rms_b))
                 and all(v >= TOUCH_MIN_EDGE_SHARE for v in (self.edge_share_a, self.edge_share_b)))
@@ -166,9 +178,10 @@ def measure_pair(residual: np.ndarray, a: tuple[float, float], b: tuple[float, f
     fa, fb = fits
     if not (fa.fitted and fb.fitted):
         nan = math.nan
-        return TouchMeasure(nan, fa.radius_px / radius_px, fb.radius_px / radius_px, nan, nan, shares[0], shares[1])
-    own = math.hypot(fa.x - fb.x, fa.y - fb.y) / (0.5 * (fa.radius_px + fb.radius_px))
-    return TouchMeasure(own, fa.radius_px / radius_px, fb.radius_px / radius_px, fa.rms_px / radius_px,
+        return TouchMeasure(nan, nan, fa.radius_px / radius_px, fb.radius_px / radius_px, nan, nan, shares[0], shares[1])
+    dist_px = math.hypot(fa.x - fb.x, fa.y - fb.y)
+    own = dist_px / (0.5 * (fa.radius_px + fb.radius_px))
+    return TouchMeasure(own, dist_px / radius_px, fa.radius_px / radius_px, fb.radius_px / radius_px, fa.rms_px / radius_px,
                         fb.rms_px / radius_px, shares[0], shares[1])
 
 
