@@ -30,6 +30,7 @@ from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
                        saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
+from . import face_edge as _face_edge
 from . import count_check as _count_check
 from . import faint_extra as _faint_extra
 from . import overlap_edges as _overlap_edges
@@ -1009,7 +1010,10 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"faces beside another: check that they do not overlap", cands, faces, 0.5)
     # A face's shape must be decisive too: a blob near the disc/upright
     # boundary flips with resampling, so the reader abstains on it.
-    misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO and not drawn_out_alike(c, flat)]
+    # ... unless round at its own edge, where the blob threshold cut into it (see vision.face_edge)
+    misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO and not drawn_out_alike(c, flat)
+                 and not (_face_edge.EDGE_ROUND_RULE and r > 0
+                          and _face_edge.round_at_edge(view.residual, c.x, c.y, r, c.axis_ratio))]
     if misshapen:
         worst = min(c.axis_ratio for c in misshapen)
         return ("uncertain", f"{len(misshapen)} token(s) not clearly a flat face (axis ratio {worst:.2f}): "
