@@ -9,8 +9,9 @@ face on a pale glaze, an under-exposed frame with dark noise and JPEG blocks),
 the threshold cuts into the face where its shaded side or its shadow meets
 it, and a round face measures 0.78-0.84.
 
-Here the face's shape is measured where the face ends: along rays from its
-centre, the residual projected on the face's own colour (the mean over its
+Here the face's shape is measured where the face ends (the edge as
+:mod:`vision.face_centre` finds it to fit a faint face's centre): along rays
+from its centre, the residual projected on the face's own colour (the mean over its
 core) falls to half the core's value at the face's edge, whatever the
 threshold; a shadow or dark side wall projects *negative* on a lit face's
 colour and is not taken for the face.  The edge radius as a function of the

@@ -30,7 +30,7 @@ from .exposure_outline import ceiling_cleared_by_outlines
 from .exposure import (LEVEL_GAMMA, SATURATED_MIN_LEVEL, linear_light,  # noqa: F401 (LEVEL_GAMMA re-exported)
                        saturated_room, well_at_ceiling)
 from . import face_bar as _face_bar
-from . import face_edge as _face_edge
+from . import face_edge as _edge_round
 from . import count_check as _count_check
 from . import faint_extra as _faint_extra
 from . import overlap_edges as _overlap_edges
@@ -1012,8 +1012,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # boundary flips with resampling, so the reader abstains on it.
     # ... unless round at its own edge, where the blob threshold cut into it (see vision.face_edge)
     misshapen = [c for c in flat if c.axis_ratio < OUTCOME_MIN_AXIS_RATIO and not drawn_out_alike(c, flat)
-                 and not (_face_edge.EDGE_ROUND_RULE and r > 0
-                          and _face_edge.round_at_edge(view.residual, c.x, c.y, r, c.axis_ratio))]
+                 and not (_edge_round.EDGE_ROUND_RULE and r > 0
+                          and _edge_round.round_at_edge(view.residual, c.x, c.y, r, c.axis_ratio))]
     if misshapen:
         worst = min(c.axis_ratio for c in misshapen)
         return ("uncertain", f"{len(misshapen)} token(s) not clearly a flat face (axis ratio {worst:.2f}): "
