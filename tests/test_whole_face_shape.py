@@ -30,7 +30,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision import reader, tokens
+from vision import face_edge, reader, tokens
 from vision.reader import OUTCOME_MIN_AXIS_RATIO, read_frame
 from vision.synth import render_scene
 from vision.tokens import Candidate, _whole_face_shape
@@ -215,11 +215,16 @@ def test_lopsided_pale_faces_are_read(seed, monkeypatch):
     assert scene.label["kind"] == "outcome"
     got = read_frame(scene.image)
     assert (got.verdict, got.red) == ("outcome", scene.label["red"]), got.reason
-    # without this rule and the later shared-elongation rule the reader
-    # abstains on the shape (on 1046 and 1531 either rule reads the frame:
-    # the light from one side draws every pale face's blob out the same way)
+    # without this rule, the later shared-elongation rule and the thirty-first
+    # round's edge-roundness rule (vision.face_edge, which now reads all four
+    # on its own) the reader abstains on the shape (on 1046 and 1531 either of
+    # the first two reads the frame: the light from one side draws every pale
+    # face's blob out the same way)
     monkeypatch.setattr(tokens, "WHOLE_FACE_MIN_AXIS_RATIO", 1.01)
     monkeypatch.setattr(reader, "SHARED_ELONGATION_MIN_FACES", 5)
+    by_edge = read_frame(scene.image)
+    assert (by_edge.verdict, by_edge.red) == ("outcome", scene.label["red"]), by_edge.reason
+    monkeypatch.setattr(face_edge, "EDGE_ROUND_RULE", False)
     before = read_frame(scene.image)
     assert before.verdict == "uncertain" and "not clearly a flat face" in before.reason
 
