@@ -925,9 +925,16 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     # Every two flat faces, once: their distances by centres and by edges.
     pairs = _face_pairs(flat, _edge_centres(view.residual, flat, tokenish, r), r)
     # a pair whose faces measure whole and two of their own radii apart touches (see vision.touching_pair)
-    touch = _touching_pair.touching_pairs(
+    # (measured out to the unmeasured-size bound; the overlap and faint-pair rules take those under 2.0 as before)
+    touch_own = _touching_pair.touching_pairs(
         view.residual, [((p.a.x, p.a.y), (p.b.x, p.b.y), min(p.dist_radii, p.edge_dist_radii)) for p in pairs],
-        [(c.x, c.y) for c in tokenish], r, FAINT_PAIR_MIN_CENTRE_DIST_RADII) if pairs and r > 0 else []
+        [(c.x, c.y) for c in tokenish], r, _touching_pair.own_scale_reach(FAINT_PAIR_MIN_CENTRE_DIST_RADII,
+                                                                          UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII)
+    ) if pairs and r > 0 else []
+    touch = [t and min(p.dist_radii, p.edge_dist_radii) < FAINT_PAIR_MIN_CENTRE_DIST_RADII
+             for p, t in zip(pairs, touch_own)]
+    # pairs measured by their own outlines stand for their own size (see vision.touching_pair.own_scale_exempt)
+    own_ok = _touching_pair.own_scale_exempt(touch_own or [False] * len(pairs))
     close = [p for p, t in zip(pairs, touch) if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII
              and not t]
     # two faint whole faces closer than an overlap's bound by their own edges (see vision.overlap_edges)
@@ -1001,7 +1008,7 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         x, y, c = max(left, key=lambda t: t[2])
         return ("uncertain", f"four tokens found but more disc-like evidence on the plate "
                 f"(contrast {c:.1f} Lab units): check for a fifth token", cands, faces, 0.5)
-    nearest = min((p.dist_radii for p in pairs), default=math.inf)
+    nearest = min((p.dist_radii for p, t in zip(pairs, own_ok) if not t), default=math.inf)
     if search.radius_source != "discs" and nearest < UNMEASURED_SIZE_MIN_CENTRE_DIST_RADII:
         return ("uncertain", f"two faces {nearest:.2f} token radii apart, and the token size not measured on a "
                 f"clear face: check that they do not overlap", cands, faces, 0.5)
@@ -1098,7 +1105,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"{SPLIT_HALVES_JOINED_MAX_DIST_RADII:.1f} token radii apart and joined by a waist "
                 f"{max(half_waists):.2f} token radii wide: one may lean on the other, check that they do not "
                 f"overlap", cands, faces, 0.5)
-    halves_by_edges = min((p.edge_dist_radii for p in halves), default=math.inf)
+    halves_by_edges = min((p.edge_dist_radii for p, t in zip(pairs, own_ok) if not t and _near_halves(p.a, p.b, r)),
+                          default=math.inf)
     if halves_by_edges < SPLIT_HALVES_MIN_EDGE_DIST_RADII:
         return ("uncertain", f"two faces cut from blobs (not measured whole), {halves_by_edges:.2f} token radii "
                 f"apart by their edges: one may lean on the other, check that they do not overlap",

@@ -27,6 +27,20 @@ apart, 2100000-2100199 at 1280x720) measured 1.62-2.13, median 1.97, 40 at
 1.95 or more.  The bound (``TOUCH_MIN_OWN_DIST_RADII``) sits 0.125 above
 every overlap seen, so the touching pairs measured low keep abstaining.
 
+A pair that reads as touching so has measured its own size, and is also
+left out of the two bounds that judge a pair's distance in a frame token
+radius they distrust (``OWN_SCALE_EXEMPT_RULE``: the unmeasured-size bound,
+2.4, and the split-halves bound by edges, 1.9).  Perspective was looked at
+first and is not the cause of those stops: the canonical view's affine map
+leaves the scale varying across the plate (max/min of the four true face
+radii: median 1.04, up to 1.19, at tilts of 20-40 deg a median 1.08), and a
+plane fitted to the four faces' own edge radii follows it (its relative
+scale at a pair's place within 0.016 rms of the true one), but at the
+touching pairs the split-halves bound held, that relative scale was
+0.97-1.06: they measure 1.81-1.88 frame radii apart because the frame's
+radius is 5-10 % larger than their faces' true radius over the whole frame,
+and their own fits run as large (fresh touching 2160000-2160149, 1280x720).
+
 Distances are canonical pixels or token radii; colours are the Lab residual
 of :class:`vision.canonical.CanonicalView`.
 """
@@ -74,6 +88,69 @@ TOUCH_MIN_OWN_DIST_RADII = 1.95
 #: 2100259 1.88.  Added by the lead on the helper's advice (a bound only
 #: stricter: it takes no right reading away that it did not measure).
 TOUCH_MIN_FRAME_DIST_RADII = 1.9
+#: Switch: a pair that reads as touching by its own outlines (above) is also
+#: exempt from the two rules that judge a pair's distance in a token size
+#: they cannot trust: the unmeasured-size bound (2.4 frame radii, where the
+#: size came from no clear face or only from faces beside another) and the
+#: split-halves bound by edges (1.9, faces cut from one blob).  Both guard
+#: against a frame token radius measured wrong (0.75-1.2 of the true one);
+#: a touching pair's own fits measure its size themselves, within a tenth
+#: of that radius (``TOUCH_OWN_RADIUS_RANGE``), and put the faces two of
+#: their own radii apart (``TOUCH_MIN_OWN_DIST_RADII``), the bound that
+#: overlaps stay under whatever the frame's radius.  Module-level so that
+#: ``scripts/ab_table.py`` can A/B it; off: the reader as before.
+OWN_SCALE_EXEMPT_RULE = True
+
+
+def own_scale_reach(faint_bound_radii: float, size_bound_radii: float) -> float:
+    """How far (frame token radii) pairs are measured by their own edges.
+
+    Parameters
+    ----------
+    faint_bound_radii : float
+        The faint-pair bound (the reach without ``OWN_SCALE_EXEMPT_RULE``).
+    size_bound_radii : float
+        The unmeasured-size bound (the reach with it).
+
+    Returns
+    -------
+    float
+        ``size_bound_radii`` when ``OWN_SCALE_EXEMPT_RULE`` is on (and it is
+        the larger), else ``faint_bound_radii``.
+
+    Raises
+    ------
+    ValueError
+        Either bound not finite and > 0.
+    """
+    for name, v in (("faint_bound_radii", faint_bound_radii), ("size_bound_radii", size_bound_radii)):
+        if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v) and v > 0):
+            raise ValueError(f"{name}: expected a finite value > 0, got {v!r}")
+    return float(max(faint_bound_radii, size_bound_radii)) if OWN_SCALE_EXEMPT_RULE else float(faint_bound_radii)
+
+
+def own_scale_exempt(touching: list[bool]) -> list[bool]:
+    """Which pairs the size-bound and split-halves distance rules leave out.
+
+    Parameters
+    ----------
+    touching : list of bool
+        :func:`touching_pairs`' answer for every pair.
+
+    Returns
+    -------
+    list of bool
+        ``touching`` itself when ``OWN_SCALE_EXEMPT_RULE`` is on, else all
+        False (every pair judged by the frame's radius, as before).
+
+    Raises
+    ------
+    TypeError
+        ``touching`` not a list or tuple of bools.
+    """
+    if not (isinstance(touching, (list, tuple)) and all(isinstance(t, (bool, np.bool_)) for t in touching)):
+        raise TypeError(f"touching: expected a list of bools, got {touching!r}")
+    return [bool(t) for t in touching] if OWN_SCALE_EXEMPT_RULE else [False] * len(touching)
 
 
 @dataclass(frozen=True)
