@@ -934,7 +934,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
     touch = [t and min(p.dist_radii, p.edge_dist_radii) < FAINT_PAIR_MIN_CENTRE_DIST_RADII
              for p, t in zip(pairs, touch_own)]
     # pairs measured by their own outlines stand for their own size (see vision.touching_pair.own_scale_exempt)
-    own_ok = _touching_pair.own_scale_exempt(touch_own or [False] * len(pairs))
+    own_ok = _touching_pair.own_scale_exempt(touch_own or [False] * len(pairs),
+                                             [p.a.found_by == "blob" or p.b.found_by == "blob" for p in pairs])
     close = [p for p, t in zip(pairs, touch) if min(p.dist_radii, p.edge_dist_radii) < OVERLAP_MAX_CENTRE_DIST_RADII
              and not t]
     # two faint whole faces closer than an overlap's bound by their own edges (see vision.overlap_edges)

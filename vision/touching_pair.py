@@ -94,8 +94,9 @@ TOUCH_MIN_FRAME_DIST_RADII = 1.9
 #: size came from no clear face or only from faces beside another) and the
 #: split-halves bound by edges (1.9, faces cut from one blob).  Both guard
 #: against a frame token radius measured wrong (0.75-1.2 of the true one);
-#: a touching pair's own fits measure its size themselves, within a tenth
-#: of that radius (``TOUCH_OWN_RADIUS_RANGE``), and put the faces two of
+#: a touching pair with a face found as a blob (:func:`own_scale_exempt`)
+#: measures its size itself, its fits within a tenth of that radius
+#: (``TOUCH_OWN_RADIUS_RANGE``), and puts the faces two of
 #: their own radii apart (``TOUCH_MIN_OWN_DIST_RADII``), the bound that
 #: overlaps stay under whatever the frame's radius.  Module-level so that
 #: ``scripts/ab_table.py`` can A/B it; off: the reader as before.
@@ -129,28 +130,47 @@ def own_scale_reach(faint_bound_radii: float, size_bound_radii: float) -> float:
     return float(max(faint_bound_radii, size_bound_radii)) if OWN_SCALE_EXEMPT_RULE else float(faint_bound_radii)
 
 
-def own_scale_exempt(touching: list[bool]) -> list[bool]:
+def own_scale_exempt(touching: list[bool], anchored: list[bool]) -> list[bool]:
     """Which pairs the size-bound and split-halves distance rules leave out.
+
+    A pair is left out when it reads as touching and at least one of its
+    faces was found as a blob (``anchored``): a blob's edge stands at full
+    contrast, so its fit measures the face's true edge, and its radius
+    within a tenth of the frame's confirms that size.  A faint face's fit
+    can run small together with a size measured on faint faces (a fresh
+    leaning overlap on cream, 2165756 at 640x480, a faint and an outline
+    face 1.75 frame radii apart, fitted 0.885 and 0.865 of the frame's
+    radius and so 2.00 of their own radii apart): two faint faces confirm
+    nothing, and such a pair stays judged by the frame's radius.
 
     Parameters
     ----------
     touching : list of bool
         :func:`touching_pairs`' answer for every pair.
+    anchored : list of bool
+        For every pair, whether one of its faces or both were found as blobs.
 
     Returns
     -------
     list of bool
-        ``touching`` itself when ``OWN_SCALE_EXEMPT_RULE`` is on, else all
-        False (every pair judged by the frame's radius, as before).
+        ``touching and anchored`` per pair when ``OWN_SCALE_EXEMPT_RULE`` is
+        on, else all False (every pair judged by the frame's radius, as before).
 
     Raises
     ------
     TypeError
-        ``touching`` not a list or tuple of bools.
+        ``touching`` or ``anchored`` not a list or tuple of bools.
+    ValueError
+        Their lengths differ.
     """
-    if not (isinstance(touching, (list, tuple)) and all(isinstance(t, (bool, np.bool_)) for t in touching)):
-        raise TypeError(f"touching: expected a list of bools, got {touching!r}")
-    return [bool(t) for t in touching] if OWN_SCALE_EXEMPT_RULE else [False] * len(touching)
+    for name, v in (("touching", touching), ("anchored", anchored)):
+        if not (isinstance(v, (list, tuple)) and all(isinstance(t, (bool, np.bool_)) for t in v)):
+            raise TypeError(f"{name}: expected a list of bools, got {v!r}")
+    if len(touching) != len(anchored):
+        raise ValueError(f"anchored: expected {len(touching)} values (one per pair), got {len(anchored)}")
+    if not OWN_SCALE_EXEMPT_RULE:
+        return [False] * len(touching)
+    return [bool(t) and bool(a) for t, a in zip(touching, anchored)]
 
 
 @dataclass(frozen=True)
