@@ -56,7 +56,7 @@ def test_reach_and_exempt_follow_the_switch(monkeypatch):
     assert tp.own_scale_exempt([True, False], [True, True]) == [False, False]
 
 
-@pytest.mark.parametrize("args", [(0.0, 2.4), (2.0, math.nan), (2.0, -1.0), ("2", 2.4)])
+@pytest.mark.parametrize("args", [(-0.1, 2.4), (2.0, math.nan), (2.0, -1.0), ("2", 2.4)])
 def test_reach_bad_bounds_raise(args):
     with pytest.raises(ValueError, match="bound_radii"):
         tp.own_scale_reach(*args)

@@ -122,11 +122,11 @@ def own_scale_reach(faint_bound_radii: float, size_bound_radii: float) -> float:
     Raises
     ------
     ValueError
-        Either bound not finite and > 0.
+        Either bound not finite and >= 0 (0: that rule set off).
     """
     for name, v in (("faint_bound_radii", faint_bound_radii), ("size_bound_radii", size_bound_radii)):
-        if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v) and v > 0):
-            raise ValueError(f"{name}: expected a finite value > 0, got {v!r}")
+        if not (isinstance(v, (int, float, np.floating)) and math.isfinite(v) and v >= 0):
+            raise ValueError(f"{name}: expected a finite value >= 0, got {v!r}")
     return float(max(faint_bound_radii, size_bound_radii)) if OWN_SCALE_EXEMPT_RULE else float(faint_bound_radii)
 
 
