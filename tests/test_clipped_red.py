@@ -12,30 +12,17 @@ from __future__ import annotations
 
 import math
 
-import cv2
-import numpy as np
 import pytest
 
 import vision.clipped_red as clipped_red
-from vision.canonical import PLATE_RADIUS_PX, make_canonical_view
 from vision.clipped_red import is_clipped_red
 from vision.faces import RED_HUE_RANGE_DEG, WHITE_WARM_MIN_HUE_DEG, classify_face, core_levels
 from vision.synth import render_scene
-from vision.types import Ellipse
 
+from painted_faces import painted_face
 from scripts.synth_table import draw_conditions, parse_condition
 
 HUES = (RED_HUE_RANGE_DEG[0], WHITE_WARM_MIN_HUE_DEG)
-
-
-def painted_face(face_bgr, plate_bgr=(225, 228, 230)):
-    """A plate with one flat face of ``face_bgr`` at its centre: the canonical view and the face's radius."""
-    img = np.zeros((480, 640, 3), np.uint8)
-    img[:] = (40, 110, 40)
-    cv2.circle(img, (320, 240), 150, plate_bgr, -1)
-    cv2.circle(img, (320, 240), 20, face_bgr, -1)
-    view = make_canonical_view(img, Ellipse(320, 240, 150, 150, 0))
-    return view, 20 * PLATE_RADIUS_PX / 150
 
 
 def face_of(face_bgr):
