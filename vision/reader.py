@@ -891,7 +891,8 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
         doubts = [_upright_doubt.upright_doubt(
             view.lab, view.residual, c.x, c.y, c.angle_deg, c.area_px, c.axis_ratio, c.contrast,
             [(o.x, o.y) for o in tokenish if o is not c and o.found_by == "blob"],
-            [(o.x, o.y) for o in tokenish if o is not c], r) for c in uprights]
+            [(o.x, o.y) for o in tokenish if o is not c], r,
+            _upright_doubt.camera_tilt_deg(plate.ellipse.a, plate.ellipse.b)) for c in uprights]
         if all(doubts):
             return ("uncertain", f"a bar found as a token on edge {_upright_doubt.DOUBT_REASONS[doubts[0]]}: "
                     f"check by hand", cands, faces, 0.5)

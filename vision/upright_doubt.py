@@ -16,8 +16,15 @@ its two ends is the plate.  Two kinds of thing are bars too without being a toke
   within ``HUG_MAX_DIST_RADII`` of the face's (:func:`hugs_face`; the face
   measured as a blob of its own, or any find when the bar is a shadow:
   :func:`is_shadow`).
+* a face lying flat measured as a bar (``FACE_FILL_RULE``): the blob of a
+  face touching another, lying under it, or pale against a pale plate, is
+  cut short or thin by the search, and the bar's colour then fills a disc
+  larger than any standing token shows (:func:`face_fill_share`);
+* a bar too short to be a token's diameter (``SHORT_BAR_RULE``): a token
+  on edge is a diameter long in the plate's plane; a mark under half that
+  is a face's sliver or a shadow between faces (:func:`bar_length_px`).
 
-Both are pure measures on the canonical view (canonical pixels, Lab units).
+All are pure measures on the canonical view (canonical pixels, Lab units).
 The reader (:func:`vision.reader.decide`) asks them of its ``upright``
 candidates when ``UPRIGHT_DOUBT_RULE`` is on: when every bar is doubted it
 abstains (``uncertain``) with the reason instead of calling for a reshake;
@@ -77,12 +84,61 @@ SHADOW_MIN_DARK_L = 10.0
 #: dL -2, chroma 37).
 SHADOW_MAX_CHROMA_FRAC = 0.5
 
+#: Whether :func:`upright_doubt` doubts a bar whose colour fills a disc
+#: around it (a face lying flat, :func:`face_fill_share`).
+FACE_FILL_RULE = True
+#: Radius of that disc, token radii.  A token on edge shows, in the
+#: canonical (top-down) view, its rim (a bar as thick as the token, 0.2-0.3
+#: radii) and, seen from a tilted camera, one face stretched across the bar
+#: to 2 tan(view angle) radii: a disc of 0.9 radii fits inside that face only
+#: beyond a 42 degree view from the vertical (tan 42 = 0.9).  A face lying
+#: flat is a disc of one radius: 0.9 of it leaves 0.1 for the bar's centre
+#: to sit off the face's (with the shifts below).
+FACE_FILL_RADIUS_RADII = 0.9
+#: The disc is centred on the bar and moved this far (token radii) to
+#: either side across its axis; the largest share is taken.  A face cut by
+#: its neighbour is measured as the part away from the cut: the bar's
+#: centre lies 0.1-0.45 radii off the face's (diagnosis scenes 2090435,
+#: 2090514, 2090811, 2095231, 2092688), across the bar's axis.
+FACE_FILL_SHIFTS_RADII = (0.0, 0.15, -0.15, 0.3, -0.3)
+#: A pixel is the bar's colour when its CIE76 difference from the bar's
+#: colour is below this fraction of the bar's contrast with the plate.
+FACE_FILL_MAX_COLOUR_FRAC = 0.4
+#: The bar is a face lying flat when at least this share of the disc is its
+#: colour (faces measured as bars in the diagnosis scenes: 0.87-1.00; real
+#: tokens on edge, fresh 2172000-2172300 at 640x480 tilted 25-40 degrees and
+#: 2172500-2172800 at 800x600: at most 0.64).
+FACE_FILL_MIN_SHARE = 0.8
+#: A standing token whose face is turned squarely to the camera shows that
+#: face, in the top-down view, as an ellipse of semi-axes 1 and tan(view
+#: angle) radii; it fills FACE_FILL_MIN_SHARE of the disc from a view angle
+#: of about 34 degrees from the vertical (drawn ellipses: 0.75 at 33, 0.85 at
+#: 36).  The rule is asked only where no token on the plate is seen that
+#: steeply: the camera's tilt (from the plate's axis ratio, acos(b/a)) plus
+#: ``FACE_FILL_FIELD_MARGIN_DEG`` at most this (degrees).
+FACE_FILL_MAX_VIEW_DEG = 34.0
+#: How far from the camera's axis a token on the plate can be seen (degrees):
+#: the plate's edge at 4.5 plate radii from the camera (the nearest the
+#: synthesizer puts it) is 12.5 degrees off.
+FACE_FILL_FIELD_MARGIN_DEG = 12.5
+
+#: Whether :func:`upright_doubt` doubts a bar shorter than
+#: ``SHORT_BAR_MAX_LENGTH_RADII``.
+SHORT_BAR_RULE = True
+#: A token on edge is a diameter (2 radii) long in the plate's plane: real
+#: tokens on edge measured 1.28 radii or longer (1 % under 1.51, fresh
+#: 2170000-2171199, 438 bars); the bars between touching or overlapping
+#: faces that kept a reshake measured 0.71-0.85 (2090244, 2090499).
+SHORT_BAR_MAX_LENGTH_RADII = 1.0
+
 #: The reader's reason for each doubt (see :func:`upright_doubt`).
 DOUBT_REASONS = {
     "continues": "goes on beyond a token's length in its own colour (a stick's or a hand's end, the rim's "
                  "groove, a face)",
     "hugs": "is shorter than a token and lies along a face's edge (a part of a face under or against it, "
             "or its shadow)",
+    "face": "is a face lying flat: its colour fills a disc wider than a token on edge shows",
+    "short": "is shorter than half a token's diameter (a face's sliver or a shadow between faces)",
 }
 
 
@@ -227,9 +283,80 @@ def is_shadow(diff: np.ndarray) -> bool:
     return dl <= -SHADOW_MIN_DARK_L and math.hypot(da, db) <= SHADOW_MAX_CHROMA_FRAC * -dl
 
 
+def face_fill_share(lab: np.ndarray, x: float, y: float, angle_deg: float, length_px: float,
+                    contrast: float, token_r: float) -> float:
+    """How much of a face-sized disc around a bar is the bar's colour.
+
+    Parameters
+    ----------
+    lab : ndarray, float32, (S, S, 3), Lab units
+        The canonical view's colours.
+    x, y : float
+        The bar's centre, canonical pixels.
+    angle_deg : float
+        Direction of its major axis, degrees in [0, 180); NaN: not measured.
+    length_px : float
+        Its length, canonical pixels (> 0).
+    contrast : float
+        Its mean colour difference from the plate, Lab units (> 0).
+    token_r : float
+        Token radius, canonical pixels (> 0).
+
+    Returns
+    -------
+    float
+        In [0, 1]: the largest, over discs of ``FACE_FILL_RADIUS_RADII``
+        token radii centred on the bar and moved ``FACE_FILL_SHIFTS_RADII``
+        across its axis, of the share of the disc's pixels (those inside the
+        view) within ``FACE_FILL_MAX_COLOUR_FRAC`` of ``contrast`` of the
+        bar's colour (the median along the middle half of its axis).  0 for
+        an unmeasured angle.
+    """
+    _check_view(lab, "lab")
+    if not (token_r > 0 and length_px > 0 and contrast > 0):
+        raise ValueError(f"token_r, length_px, contrast: expected > 0, got {token_r}, {length_px}, {contrast}")
+    if not math.isfinite(angle_deg):
+        return 0.0
+    h, w = lab.shape[:2]
+    a = math.radians(angle_deg)
+    ux, uy = math.cos(a), math.sin(a)
+    t = np.arange(-0.25 * length_px, 0.25 * length_px + 0.5, 1.0)
+    mx = np.rint(x + t * ux).astype(int)
+    my = np.rint(y + t * uy).astype(int)
+    inside = (mx >= 0) & (mx < w) & (my >= 0) & (my < h)
+    if not inside.any():
+        return 0.0
+    colour = np.median(lab[my[inside], mx[inside]], axis=0)
+    limit = FACE_FILL_MAX_COLOUR_FRAC * contrast
+    rad = FACE_FILL_RADIUS_RADII * token_r
+    best = 0.0
+    for shift in FACE_FILL_SHIFTS_RADII:
+        cx, cy = x - shift * token_r * uy, y + shift * token_r * ux
+        x0, x1 = max(0, int(math.floor(cx - rad))), min(w, int(math.ceil(cx + rad)) + 1)
+        y0, y1 = max(0, int(math.floor(cy - rad))), min(h, int(math.ceil(cy + rad)) + 1)
+        if x0 >= x1 or y0 >= y1:
+            continue
+        yy, xx = np.mgrid[y0:y1, x0:x1]
+        disc = (xx - cx) ** 2 + (yy - cy) ** 2 <= rad * rad
+        if not disc.any():
+            continue
+        diff = np.linalg.norm(lab[y0:y1, x0:x1][disc] - colour, axis=-1)
+        best = max(best, float(np.mean(diff < limit)))
+    return best
+
+
+def camera_tilt_deg(semi_major: float, semi_minor: float) -> float:
+    """The camera's tilt from the vertical (degrees in [0, 90)) that shows a
+    round plate as an ellipse of these semi-axes (source pixels, > 0): acos(b / a)."""
+    if not (semi_major > 0 and semi_minor > 0):
+        raise ValueError(f"semi_major, semi_minor: expected > 0, got {semi_major}, {semi_minor}")
+    return math.degrees(math.acos(min(1.0, semi_minor / semi_major)))
+
+
 def upright_doubt(lab: np.ndarray, residual: np.ndarray, x: float, y: float, angle_deg: float, area_px: float,
                   axis_ratio: float, contrast: float, clear_faces: list[tuple[float, float]],
-                  other_finds: list[tuple[float, float]], token_r: float) -> str | None:
+                  other_finds: list[tuple[float, float]], token_r: float,
+                  camera_tilt_deg: float | None = None) -> str | None:
     """Why a bar found as a token on edge may be something else, or None.
 
     Parameters
@@ -247,6 +374,9 @@ def upright_doubt(lab: np.ndarray, residual: np.ndarray, x: float, y: float, ang
     other_finds : list of (x, y)
         Centres of the other token finds (those of the disc filter and the
         outline search too), canonical pixels.
+    camera_tilt_deg : float or None
+        The camera's tilt from the vertical, degrees (:func:`camera_tilt_deg`
+        of the plate's axes); None: not known, the face-fill doubt is not asked.
 
     Returns
     -------
@@ -255,7 +385,13 @@ def upright_doubt(lab: np.ndarray, residual: np.ndarray, x: float, y: float, ang
         colour (:func:`continues_beyond`); ``"hugs"`` when the bar is shorter
         than ``HUG_MAX_LENGTH_RADII`` and lies along the edge
         (:func:`hugs_face`) of a clear face, or is a shadow
-        (:func:`is_shadow`) along the edge of any find; None otherwise.
+        (:func:`is_shadow`) along the edge of any find; ``"short"`` when it
+        is shorter than ``SHORT_BAR_MAX_LENGTH_RADII`` (``SHORT_BAR_RULE``);
+        ``"face"`` when its colour fills a disc around it
+        (:func:`face_fill_share` at least ``FACE_FILL_MIN_SHARE``,
+        ``FACE_FILL_RULE``, asked only when ``camera_tilt_deg`` plus
+        ``FACE_FILL_FIELD_MARGIN_DEG`` is at most ``FACE_FILL_MAX_VIEW_DEG``);
+        None otherwise.
     """
     length = bar_length_px(area_px, axis_ratio)
     if continues_beyond(lab, x, y, angle_deg, length, contrast, token_r):
@@ -266,4 +402,10 @@ def upright_doubt(lab: np.ndarray, residual: np.ndarray, x: float, y: float, ang
         if (is_shadow(bar_residual(residual, x, y, angle_deg, length))
                 and hugs_face(x, y, angle_deg, other_finds, token_r) is not None):
             return "hugs"
+    if SHORT_BAR_RULE and length < SHORT_BAR_MAX_LENGTH_RADII * token_r:
+        return "short"
+    if (FACE_FILL_RULE and camera_tilt_deg is not None
+            and camera_tilt_deg + FACE_FILL_FIELD_MARGIN_DEG <= FACE_FILL_MAX_VIEW_DEG
+            and face_fill_share(lab, x, y, angle_deg, length, contrast, token_r) >= FACE_FILL_MIN_SHARE):
+        return "face"
     return None
