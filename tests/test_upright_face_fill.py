@@ -51,9 +51,15 @@ def test_a_face_measured_as_a_bar_fills_the_disc(angle, off):
     assert ud.upright_doubt(lab, lab - PLATE, bx, by, angle, area, 0.55, CONTRAST, [], [], R, 10.0) == "face"
     # from a camera tilted so far that a standing token's face could fill the disc, or of unknown tilt,
     # the face-fill doubt is not asked
+    # unless the bar is shorter than a standing face's diameter
     steep = ud.FACE_FILL_MAX_VIEW_DEG - ud.FACE_FILL_FIELD_MARGIN_DEG + 1.0
-    assert ud.upright_doubt(lab, lab - PLATE, bx, by, angle, area, 0.55, CONTRAST, [], [], R, steep) is None
+    assert ud.upright_doubt(lab, lab - PLATE, bx, by, angle, area, 0.55, CONTRAST, [], [], R, steep) == "face"
     assert ud.upright_doubt(lab, lab - PLATE, bx, by, angle, area, 0.55, CONTRAST, [], [], R) is None
+    long_area = 1.9 * R * 1.0 * R * math.pi / 4  # 1.9 radii long, 1.0 thick
+    assert ud.upright_doubt(lab, lab - PLATE, bx, by, angle, long_area, 1.0 / 1.9, CONTRAST, [], [], R,
+                            steep) is None
+    assert ud.upright_doubt(lab, lab - PLATE, bx, by, angle, long_area, 1.0 / 1.9, CONTRAST, [], [], R,
+                            0.0) == "face"
 
 
 @pytest.mark.parametrize("thick_radii", [0.25, 0.6, 1.0])
