@@ -129,3 +129,37 @@ def test_face_fill_edge_cases_and_bad_arguments():
         ud.face_fill_share(lab, 1.0, 1.0, 0.0, 10.0, 5.0, 0.0)
     with pytest.raises(ValueError, match="contrast"):
         ud.face_fill_share(lab, 1.0, 1.0, 0.0, 10.0, -1.0, R)
+
+
+def _scene(seed, kind, size, conds=()):
+    specs = [parse_condition(c) for c in conds]
+    return render_scene(seed, kind, size=size, conditions=draw_conditions(seed, specs))
+
+
+@pytest.mark.parametrize("seed, kind, size, conds", [
+    # a face of an overlap measured as a bar, from a gentle camera
+    (2173430, "overlap", (1024, 768), ()),
+    # four flat tokens, under-exposed: one face measured as a bar
+    (2173623, "outcome", (640, 480), ("exposure_stops=-1:-0.5",)),
+    # a face of a touching pair measured as a short bar, from a camera tilted 25-40 degrees
+    (2175894, "touching", (1280, 720), ("tilt_deg=25:40",)),
+])
+def test_a_face_lying_flat_is_no_reshake(monkeypatch, seed, kind, size, conds):
+    scene = _scene(seed, kind, size, conds)
+    assert scene.label["verdict"] != "reshake"
+    got = read_frame(scene.image)
+    assert got.verdict == "uncertain" and "is a face lying flat" in got.reason, got.reason
+    monkeypatch.setattr(ud, "FACE_FILL_RULE", False)
+    assert read_frame(scene.image).reason.endswith("standing on edge")
+
+
+@pytest.mark.parametrize("seed, size, conds", [
+    (2174335, (640, 480), ()),
+    (2175000, (640, 480), ("tilt_deg=25:40",)),
+    (2175201, (1280, 720), ("tilt_deg=25:40",)),
+])
+def test_tokens_on_edge_keep_their_reshake(seed, size, conds):
+    scene = _scene(seed, "upright", size, conds)
+    assert scene.label["verdict"] == "reshake"
+    got = read_frame(scene.image)
+    assert got.verdict == "reshake" and got.reason.endswith("standing on edge"), got.reason

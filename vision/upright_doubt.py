@@ -106,8 +106,11 @@ FACE_FILL_SHIFTS_RADII = (0.0, 0.15, -0.15, 0.3, -0.3)
 FACE_FILL_MAX_COLOUR_FRAC = 0.4
 #: The bar is a face lying flat when at least this share of the disc is its
 #: colour (faces measured as bars in the diagnosis scenes: 0.87-1.00; real
-#: tokens on edge, fresh 2172000-2172300 at 640x480 tilted 25-40 degrees and
-#: 2172500-2172800 at 800x600: at most 0.64).
+#: tokens on edge, 400 bars of fresh 2172000-2172299 at 640x480 tilted 25-40
+#: degrees, 2172300-2172364 at 1280x720 tilted 25-40 and 2172500-2172639 at
+#: 800x600: at most 0.65, 99 % under 0.60.  The synthesizer stands its
+#: tokens nearly edge-on to the camera, so the face turned squarely to it is
+#: bounded by geometry below, not by these).
 FACE_FILL_MIN_SHARE = 0.8
 #: A standing token whose face is turned squarely to the camera shows that
 #: face, in the top-down view, as an ellipse of semi-axes 1 and tan(view
@@ -130,16 +133,16 @@ FACE_FILL_STEEP_RULE = True
 #: Length under which a bar filling the disc is a face lying flat at any
 #: tilt (token radii): faces measured as bars from cameras tilted 26-32
 #: degrees, 1.30-1.72 (2090514, 2092688, 2093725, 2171626); real tokens on
-#: edge, 5 % under 1.89, 1 % under 1.51, and none of 838 filled more than
-#: 0.65 of the disc.
+#: edge, 5 % under 1.89, 1 % under 1.51 (438 bars, fresh 2170000-2171199),
+#: and none of 400 filled more than 0.65 of the disc.
 FACE_FILL_STEEP_MAX_LENGTH_RADII = 1.75
 
 #: Whether :func:`upright_doubt` doubts a bar shorter than
 #: ``SHORT_BAR_MAX_LENGTH_RADII``.
 SHORT_BAR_RULE = True
 #: A token on edge is a diameter (2 radii) long in the plate's plane: real
-#: tokens on edge measured 1.28 radii or longer (1 % under 1.51, fresh
-#: 2170000-2171199, 438 bars); the bars between touching or overlapping
+#: tokens on edge measured 1.27 radii or longer (1 % under 1.51; 838 bars of
+#: fresh 2170000-2172639); the bars between touching or overlapping
 #: faces that kept a reshake measured 0.71-0.85 (2090244, 2090499).
 SHORT_BAR_MAX_LENGTH_RADII = 1.0
 
