@@ -893,11 +893,6 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
             [(o.x, o.y) for o in tokenish if o is not c and o.found_by == "blob"],
             [(o.x, o.y) for o in tokenish if o is not c], r,
             _upright_doubt.camera_tilt_deg(plate.ellipse.a, plate.ellipse.b)) for c in uprights]
-        # a bar that is a face lying flat is still a token (see upright_doubt.FACE_COUNTS_AS_TOKEN)
-        if (all(d == "face" for d in doubts) and _upright_doubt.FACE_COUNTS_AS_TOKEN and not (overlaps or partials)
-                and n_tokens > TOKENS_PER_ROUND and _count_check.reshake_count_plausible(n_tokens)):
-            return ("reshake", f"{n_tokens} tokens on the plate, not {TOKENS_PER_ROUND} ({len(doubts)} of them a "
-                    f"face found as a bar on edge)", cands, faces, 0.8)
         if all(doubts):
             return ("uncertain", f"a bar found as a token on edge {_upright_doubt.DOUBT_REASONS[doubts[0]]}: "
                     f"check by hand", cands, faces, 0.5)

@@ -146,15 +146,6 @@ SHORT_BAR_RULE = True
 #: faces that kept a reshake measured 0.71-0.85 (2090244, 2090499).
 SHORT_BAR_MAX_LENGTH_RADII = 1.0
 
-#: Whether the reader counts a bar doubted as a face lying flat (``"face"``)
-#: as the token it is: where every bar is such a face and the flat faces, the
-#: bars and the tokens off the plate still come to more than four (no overlap
-#: or partial find among them), the round holds a token too many whether the
-#: bar lies flat or stands, so the count's ``reshake`` stands (added by the
-#: lead: on fresh five-token scenes 2002000-2002399 the face-fill doubt had
-#: turned 5 right reshakes into abstentions).
-FACE_COUNTS_AS_TOKEN = True
-
 #: The reader's reason for each doubt (see :func:`upright_doubt`).
 DOUBT_REASONS = {
     "continues": "goes on beyond a token's length in its own colour (a stick's or a hand's end, the rim's "
