@@ -164,6 +164,27 @@ def _check_view(lab: np.ndarray, name: str) -> None:
         raise ValueError(f"{name}: expected shape (H, W, 3), got {lab.shape}")
 
 
+def _check_bar(lab: np.ndarray, length_px: float, contrast: float, token_r: float) -> None:
+    """The argument checks :func:`continuation_share` and :func:`face_fill_share` share."""
+    _check_view(lab, "lab")
+    if not (token_r > 0 and length_px > 0 and contrast > 0):
+        raise ValueError(f"token_r, length_px, contrast: expected > 0, got {token_r}, {length_px}, {contrast}")
+
+
+def _bar_colour(lab: np.ndarray, x: float, y: float, angle_deg: float, length_px: float) -> np.ndarray | None:
+    """The bar's colour: the median, per Lab channel, of the pixels along the
+    middle half of its axis (shape (3,)); None when none lies in the view."""
+    h, w = lab.shape[:2]
+    a = math.radians(angle_deg)
+    t = np.arange(-0.25 * length_px, 0.25 * length_px + 0.5, 1.0)
+    mx = np.rint(x + t * math.cos(a)).astype(int)
+    my = np.rint(y + t * math.sin(a)).astype(int)
+    inside = (mx >= 0) & (mx < w) & (my >= 0) & (my < h)
+    if not inside.any():
+        return None
+    return np.median(lab[my[inside], mx[inside]], axis=0)
+
+
 def bar_length_px(area_px: float, axis_ratio: float) -> float:
     """Major axis (full length) of the ellipse of area ``area_px`` and
     minor/major ``axis_ratio``, canonical pixels."""
@@ -207,10 +228,11 @@ def continuation_share(lab: np.ndarray, x: float, y: float, angle_deg: float, le
         ``CONTINUE_MAX_COLOUR_FRAC`` of ``contrast`` of the bar's colour (the
         median along its middle half).  0 for an unmeasured angle.
     """
-    _check_view(lab, "lab")
-    if not (token_r > 0 and length_px > 0 and contrast > 0):
-        raise ValueError(f"token_r, length_px, contrast: expected > 0, got {token_r}, {length_px}, {contrast}")
+    _check_bar(lab, length_px, contrast, token_r)
     if not math.isfinite(angle_deg):
+        return 0.0
+    colour = _bar_colour(lab, x, y, angle_deg, length_px)
+    if colour is None:
         return 0.0
     h, w = lab.shape[:2]
     ux, uy = math.cos(math.radians(angle_deg)), math.sin(math.radians(angle_deg))
@@ -222,12 +244,6 @@ def continuation_share(lab: np.ndarray, x: float, y: float, angle_deg: float, le
         cy = np.rint(y + t * uy + s * py).astype(int)
         return cx, cy
 
-    mid = np.arange(-0.25 * length_px, 0.25 * length_px + 0.5, 1.0)
-    mx, my = at(mid, np.zeros_like(mid))
-    inside = (mx >= 0) & (mx < w) & (my >= 0) & (my < h)
-    if not inside.any():
-        return 0.0
-    colour = np.median(lab[my[inside], mx[inside]], axis=0)
     limit = CONTINUE_MAX_COLOUR_FRAC * contrast
     half_w = max(1.0, CONTINUE_HALF_WIDTH_RADII * token_r)
     across = np.arange(-half_w, half_w + 0.5, 1.0)[None, :]
@@ -327,21 +343,15 @@ def face_fill_share(lab: np.ndarray, x: float, y: float, angle_deg: float, lengt
         bar's colour (the median along the middle half of its axis).  0 for
         an unmeasured angle.
     """
-    _check_view(lab, "lab")
-    if not (token_r > 0 and length_px > 0 and contrast > 0):
-        raise ValueError(f"token_r, length_px, contrast: expected > 0, got {token_r}, {length_px}, {contrast}")
+    _check_bar(lab, length_px, contrast, token_r)
     if not math.isfinite(angle_deg):
+        return 0.0
+    colour = _bar_colour(lab, x, y, angle_deg, length_px)
+    if colour is None:
         return 0.0
     h, w = lab.shape[:2]
     a = math.radians(angle_deg)
     ux, uy = math.cos(a), math.sin(a)
-    t = np.arange(-0.25 * length_px, 0.25 * length_px + 0.5, 1.0)
-    mx = np.rint(x + t * ux).astype(int)
-    my = np.rint(y + t * uy).astype(int)
-    inside = (mx >= 0) & (mx < w) & (my >= 0) & (my < h)
-    if not inside.any():
-        return 0.0
-    colour = np.median(lab[my[inside], mx[inside]], axis=0)
     limit = FACE_FILL_MAX_COLOUR_FRAC * contrast
     rad = FACE_FILL_RADIUS_RADII * token_r
     best = 0.0
