@@ -1107,8 +1107,9 @@ def decide(view: CanonicalView, search: TokenSearch, plate: PlateFit,
                 f"{SPLIT_HALVES_JOINED_MAX_DIST_RADII:.1f} token radii apart and joined by a waist "
                 f"{max(half_waists):.2f} token radii wide: one may lean on the other, check that they do not "
                 f"overlap", cands, faces, 0.5)
-    halves_by_edges = min((p.edge_dist_radii for p, t in zip(pairs, own_ok) if not t and _near_halves(p.a, p.b, r)),
-                          default=math.inf)
+    # the halves above, less the pairs that stand for their own size (own_ok)
+    exempt = {id(p) for p, t in zip(pairs, own_ok) if t}
+    halves_by_edges = min((p.edge_dist_radii for p in halves if id(p) not in exempt), default=math.inf)
     if halves_by_edges < SPLIT_HALVES_MIN_EDGE_DIST_RADII:
         return ("uncertain", f"two faces cut from blobs (not measured whole), {halves_by_edges:.2f} token radii "
                 f"apart by their edges: one may lean on the other, check that they do not overlap",
